@@ -1,0 +1,162 @@
+"""Metrics of a run: tail percentiles, fairness, utilisation, queueing, tail drivers.
+
+Every latency view carries p50, p95, p99 and p99.9 beside the mean: the average alone
+hides every mechanism this workbench is about. Statistics leave out the warm-up share
+of requests (by arrival order).
+
+Fairness is Jain's index J = (sum x)^2 / (n * sum x^2) over streams, with x_s the
+stream's completed throughput divided by its weight: 1 when every stream gets service
+in proportion to its weight, 1/n when one stream gets everything. It reads as "fair
+share" only when streams ask for more than their share; an under-loaded stream that
+is fully served lowers J too, so read it beside per-stream p99.
+
+Tail drivers: for the measured requests above the p95 latency, the share of their
+total latency spent in each cause: queueing (waiting for a batch and a core), core
+imbalance (waiting while ready work sat behind busy pinned cores and another core
+idled), memory contention (service stretched by HBM bandwidth shared with other
+cores), memory residency (weights reloaded after an eviction), mapping fallback
+(padding, generic kernels, recompile pauses) and the remaining intrinsic service.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from workbench.runtime.trace import OUTCOMES, Trace
+
+PERCENTILES = {"p50": 50.0, "p95": 95.0, "p99": 99.0, "p999": 99.9}
+DRIVERS = ("queueing", "core_imbalance", "memory_contention", "memory_residency", "mapping_fallback",
+           "service")
+
+
+def stats(x: np.ndarray) -> dict[str, float]:
+    """Mean and tail percentiles (``nan`` when empty)."""
+    x = np.asarray(x, dtype=float)
+    if len(x) == 0:
+        return {"mean": float("nan"), **{k: float("nan") for k in PERCENTILES}}
+    q = np.percentile(x, list(PERCENTILES.values()))
+    return {"mean": float(x.mean()), **{k: float(v) for k, v in zip(PERCENTILES, q, strict=True)}}
+
+
+def jain(x: np.ndarray) -> float:
+    """Jain's fairness index of a vector (1 = equal)."""
+    x = np.asarray(x, dtype=float)
+    denom = len(x) * float((x**2).sum())
+    return float(x.sum() ** 2 / denom) if denom > 0 else 1.0
+
+
+def window(trace: Trace) -> tuple[float, float]:
+    """The measurement window: first measured arrival to last measured completion (s)."""
+    m = trace.measured
+    t0 = float(trace.arrival_s[m][0]) if m.any() else 0.0
+    done = m & trace.completed
+    t1 = float(np.max(trace.end_s[done])) if done.any() else t0
+    return t0, t1
+
+
+def tail_drivers(trace: Trace, pct: float = 95.0) -> dict[str, float]:
+    """Share of the latency of requests above the ``pct`` percentile, by cause."""
+    ok = trace.measured & trace.completed
+    lat = trace.latency_s[ok]
+    if len(lat) == 0:
+        return dict.fromkeys(DRIVERS, 0.0)
+    tail = lat > np.percentile(lat, pct)
+    if not tail.any():
+        tail = lat >= np.percentile(lat, pct)
+    b = trace.batch[ok][tail]
+    wait = trace.wait_s[ok][tail]
+    imbalance = np.minimum(trace.imbalance_s[ok][tail], wait)
+    parts = {
+        "queueing": wait - imbalance,
+        "core_imbalance": imbalance,
+        "memory_contention": trace.batch_contention_s[b],
+        "memory_residency": trace.batch_reload_s[b],
+        "mapping_fallback": trace.batch_fallback_s[b],
+    }
+    parts["service"] = np.maximum(trace.batch_work_s[b] - parts["memory_residency"] - parts["mapping_fallback"], 0)
+    total = float(lat[tail].sum())
+    return {k: float(v.sum()) / total for k, v in parts.items()}
+
+
+def load_state(trace: Trace) -> dict:
+    """Offered versus served load, queue growth, and whether the system was overloaded."""
+    t, depth = trace.queue_depth()
+    t0, _ = window(trace)
+    t_last = float(trace.arrival_s[-1])
+    grid = np.linspace(t0, t_last, 200) if t_last > t0 else np.array([t0])
+    at = depth[np.maximum(np.searchsorted(t, grid, side="right") - 1, 0)] if len(t) else np.zeros(len(grid))
+    slope = float(np.polyfit(grid, at, 1)[0]) if len(grid) > 2 else 0.0
+    span = t_last - t0
+    offered = (trace.measured.sum() / span) if span > 0 else float("nan")
+    shed = float(np.isin(trace.outcome, (1, 2)).mean())
+    util = trace.core_busy_s / max(trace.makespan_s, 1e-300)
+    overloaded = bool(slope > 0.02 * offered or shed > 0.01)
+    note = ""
+    if overloaded:
+        note = (f"overloaded: queue grew at {slope:.3g} req/s over the arrivals and "
+                f"{shed:.1%} of requests were shed; mean core utilisation {util.mean():.0%}")
+    return {"offered_rps": float(offered), "queue_growth_rps": slope, "shed_fraction": shed,
+            "overloaded": overloaded, "note": note}
+
+
+def summarize(trace: Trace) -> dict:
+    """The run's JSON summary (plain floats, ints, lists and dicts)."""
+    sc = trace.scenario
+    m = trace.measured
+    ok = m & trace.completed
+    t0, t1 = window(trace)
+    span = max(t1 - t0, 1e-300)
+    t, depth = trace.queue_depth()
+    dt = np.diff(t, append=t[-1]) if len(t) else np.zeros(0)
+    names = [s.name for s in sc.streams]
+    streams, x = {}, []
+    for i, s in enumerate(sc.streams):
+        mine = trace.stream == i
+        done = ok & mine
+        thr = float(done.sum() / span)
+        x.append(thr / s.weight)
+        streams[names[i]] = {
+            "completed": int((mine & trace.completed).sum()),
+            "rejected": int((mine & ~trace.completed).sum()),
+            "throughput_rps": thr,
+            "latency_s": stats(trace.latency_s[done]),
+            "wait_s": stats(trace.wait_s[done]),
+        }
+    sizes, counts = np.unique(trace.batch_size, return_counts=True)
+    makespan = max(trace.makespan_s, 1e-300)
+    util = trace.core_busy_s / makespan
+    return {
+        "scenario": sc.name,
+        "seed": sc.seed,
+        "requests": int(len(trace.arrival_s)),
+        "completed": int(trace.completed.sum()),
+        "rejected": int((~trace.completed).sum()),
+        "rejected_by": {OUTCOMES[k]: int((trace.outcome == k).sum()) for k in range(1, len(OUTCOMES))},
+        "measured": int(m.sum()),
+        "throughput_rps": float(ok.sum() / span),
+        "latency_s": stats(trace.latency_s[ok]),
+        "wait_s": stats(trace.wait_s[ok]),
+        "fairness_jain": jain(np.array(x)),
+        "cores": {"utilization": util.tolist(), "batches": trace.core_batches.tolist(),
+                  "imbalance": float(util.max() / util.mean()) if util.mean() > 0 else 1.0},
+        "batch_size": {"mean": float(trace.batch_size.mean()) if len(trace.batch_size) else 0.0,
+                       "histogram": {str(int(k)): int(v) for k, v in zip(sizes, counts, strict=True)}},
+        "queue_depth": {"mean": float((depth * dt).sum() / max(t[-1] - t[0], 1e-300)) if len(t) else 0.0,
+                        "max": int(depth.max()) if len(depth) else 0},
+        "load": load_state(trace),
+        "tail_drivers": tail_drivers(trace),
+        "residency": dict(trace.residency),
+        "streams": streams,
+    }
+
+
+def wait_profile(trace: Trace, windows: int = 20) -> dict[str, np.ndarray]:
+    """Queue wait percentiles over equal time windows of the run (s)."""
+    ok = trace.measured & trace.completed
+    t, w = trace.arrival_s[ok], trace.wait_s[ok]
+    edges = np.linspace(t.min(), t.max(), windows + 1) if len(t) else np.zeros(windows + 1)
+    idx = np.clip(np.searchsorted(edges, t, side="right") - 1, 0, windows - 1)
+    out = {"t_s": (edges[:-1] + edges[1:]) / 2}
+    for k, p in (("p50", 50), ("p95", 95), ("p99", 99)):
+        out[k] = np.array([np.percentile(w[idx == j], p) if (idx == j).any() else np.nan for j in range(windows)])
+    return out

@@ -1,0 +1,267 @@
+"""Configuration dataclasses for a simulated workload slice, with their invariants.
+
+Everything the runtime needs is here as frozen dataclasses, with units in the field
+names. Each checks its own ranges in ``__post_init__`` and raises :class:`ConfigError`
+naming the field and the value, so a notebook that builds a config in Python gets the
+same message as a scenario file (see :mod:`workbench.scenario`, which adds the file
+name and the section to the key).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from workbench.errors import check as _check
+from workbench.errors import check_non_negative as _non_negative
+from workbench.errors import check_one_of as _one_of
+from workbench.errors import check_positive as _positive
+from workbench.hardware import Hardware
+
+# --- workload -------------------------------------------------------------------------
+
+ARRIVAL_PROCESSES = ("poisson", "onoff", "trace")
+SHAPE_DISTS = ("fixed", "categorical", "lognormal")
+
+
+@dataclass(frozen=True, slots=True)
+class Arrivals:
+    """An arrival process.
+
+    ``poisson``: rate ``rate`` (1/s). ``onoff``: a two-state Markov-modulated Poisson
+    process (MMPP-2) that alternates exponentially long on and off periods with rates
+    ``rate_on`` and ``rate_off``. ``trace``: replay of timestamps (s) read from ``file``,
+    scaled by ``time_scale`` and looped end to end if the run needs more arrivals.
+    """
+
+    process: str = "poisson"
+    rate: float = 1.0  # 1/s, poisson
+    rate_on: float = 0.0  # 1/s, onoff
+    rate_off: float = 0.0  # 1/s, onoff
+    mean_on_s: float = 1.0  # s, onoff
+    mean_off_s: float = 1.0  # s, onoff
+    file: str = ""  # trace: path, resolved against the scenario's folder
+    time_scale: float = 1.0  # trace: multiply timestamps by this
+    timestamps: tuple[float, ...] = ()  # trace: filled by the loader from ``file``
+
+    def __post_init__(self) -> None:
+        _one_of("process", self.process, ARRIVAL_PROCESSES)
+        if self.process == "poisson":
+            _positive("rate", self.rate)
+        elif self.process == "onoff":
+            _positive("rate_on", self.rate_on)
+            _non_negative("rate_off", self.rate_off)
+            _positive("mean_on_s", self.mean_on_s)
+            _positive("mean_off_s", self.mean_off_s)
+        else:
+            _positive("time_scale", self.time_scale)
+            _check(len(self.timestamps) >= 2, "file", self.file, "a trace needs at least 2 timestamps")
+
+    @property
+    def mean_rate(self) -> float:
+        """Long-run arrival rate (1/s)."""
+        if self.process == "poisson":
+            return self.rate
+        if self.process == "onoff":
+            on, off = self.mean_on_s, self.mean_off_s
+            return (self.rate_on * on + self.rate_off * off) / (on + off)
+        span = (self.timestamps[-1] - self.timestamps[0]) * self.time_scale
+        return (len(self.timestamps) - 1) / span if span > 0 else math.inf
+
+
+@dataclass(frozen=True, slots=True)
+class Drift:
+    """Parameters of a shape distribution moving over time.
+
+    Between ``start_s`` and ``end_s`` each parameter in ``to`` moves linearly from its
+    base value to the given one; ``start_s == end_s`` is a step at that time.
+    """
+
+    to: dict[str, float]
+    start_s: float = 0.0  # s
+    end_s: float = 0.0  # s
+
+    def __post_init__(self) -> None:
+        _check(bool(self.to), "drift", self.to, "needs at least one parameter to move")
+        _non_negative("start_s", self.start_s)
+        _check(self.end_s >= self.start_s, "end_s", self.end_s, "must be >= start_s")
+
+
+@dataclass(frozen=True, slots=True)
+class ShapeDist:
+    """Distribution of one symbolic dim (an integer >= 1): fixed, categorical, lognormal."""
+
+    dist: str = "fixed"
+    value: float = 1.0  # fixed
+    values: tuple[float, ...] = ()  # categorical
+    probs: tuple[float, ...] = ()  # categorical; empty = uniform
+    median: float = 1.0  # lognormal
+    sigma: float = 0.0  # lognormal, of log(x)
+    drift: Drift | None = None
+
+    def __post_init__(self) -> None:
+        _one_of("dist", self.dist, SHAPE_DISTS)
+        if self.dist == "fixed":
+            _positive("value", self.value)
+        elif self.dist == "categorical":
+            _check(len(self.values) > 0, "values", self.values, "must not be empty")
+            for v in self.values:
+                _positive("values", v)
+            if self.probs:
+                _check(len(self.probs) == len(self.values), "probs", self.probs, "needs one per value")
+                _check(all(p >= 0 for p in self.probs) and sum(self.probs) > 0, "probs", self.probs,
+                       "must be >= 0 with a positive sum")
+        else:
+            _positive("median", self.median)
+            _non_negative("sigma", self.sigma)
+        if self.drift is not None:
+            movable = {"fixed": ("value",), "categorical": ("probs",), "lognormal": ("median", "sigma")}
+            for k, v in self.drift.to.items():
+                _check(k in movable[self.dist], f"drift.{k}", v,
+                       f"a {self.dist} distribution can move {', '.join(movable[self.dist])}")
+                if k == "probs":
+                    _check(len(v) == len(self.values), "drift.probs", v, "needs one per value")
+                elif k == "sigma":
+                    _non_negative("drift.sigma", v)
+                else:
+                    _positive(f"drift.{k}", v)
+
+
+@dataclass(frozen=True, slots=True)
+class Stream:
+    """A tenant: an arrival process, a priority (lower first), a weight, shapes, a model."""
+
+    name: str
+    arrivals: Arrivals = field(default_factory=Arrivals)
+    priority: int = 0
+    weight: float = 1.0
+    shapes: dict[str, ShapeDist] = field(default_factory=dict)
+    model: str = ""  # name of a resident model; "" = the scenario's only model
+    pin: tuple[int, ...] = ()  # cores for `pinned` placement; () = core (index % cores)
+
+    def __post_init__(self) -> None:
+        _check(bool(self.name), "name", self.name, "must not be empty")
+        _positive("weight", self.weight)
+        for c in self.pin:
+            _check(c >= 0, "pin", self.pin, "core indices must be >= 0")
+
+
+# --- service and residency ------------------------------------------------------------
+
+SERVICE_LAWS = ("exponential", "deterministic", "lognormal")
+
+
+@dataclass(frozen=True, slots=True)
+class Service:
+    """An abstract service law: batch time = (base_s + per_item_s * size) * X, E[X] = 1."""
+
+    law: str = "exponential"
+    base_s: float = 1.0  # s per batch
+    per_item_s: float = 0.0  # s per request in the batch
+    cv: float = 1.0  # coefficient of variation of X, lognormal only
+    memory_share: float = 0.0  # share of the service time that is HBM-bandwidth-bound
+
+    def __post_init__(self) -> None:
+        _one_of("law", self.law, SERVICE_LAWS)
+        _non_negative("base_s", self.base_s)
+        _non_negative("per_item_s", self.per_item_s)
+        _check(self.base_s + self.per_item_s > 0, "base_s", self.base_s,
+               "base_s + per_item_s must be > 0")
+        _non_negative("cv", self.cv)
+        _check(0.0 <= self.memory_share <= 1.0, "memory_share", self.memory_share, "must be in [0, 1]")
+
+
+@dataclass(frozen=True, slots=True)
+class ResidentModel:
+    """A model whose weights must sit in HBM while its batches run."""
+
+    name: str
+    weights_bytes: int = 0
+    service_scale: float = 1.0  # this model's service time relative to the service law
+
+    def __post_init__(self) -> None:
+        _check(bool(self.name), "name", self.name, "must not be empty")
+        _non_negative("weights_bytes", self.weights_bytes)
+        _positive("service_scale", self.service_scale)
+
+
+# --- batching and scheduling ----------------------------------------------------------
+
+BATCHING_POLICIES = ("none", "static", "dynamic")
+DISCIPLINES = ("fifo", "priority", "weighted")
+PLACEMENTS = ("least-loaded", "round-robin", "pinned")
+
+
+@dataclass(frozen=True, slots=True)
+class Batching:
+    """How waiting requests become batches (see :mod:`workbench.runtime.policies`)."""
+
+    policy: str = "none"
+    max_batch: int = 8
+    max_delay_s: float = 0.002  # Triton's max_queue_delay; static: the fill timeout
+    preferred: tuple[int, ...] = ()  # Triton's preferred_batch_size
+
+    def __post_init__(self) -> None:
+        _one_of("policy", self.policy, BATCHING_POLICIES)
+        _check(isinstance(self.max_batch, int) and self.max_batch >= 1, "max_batch", self.max_batch,
+               "must be an integer >= 1")
+        _non_negative("max_delay_s", self.max_delay_s)
+        for p in self.preferred:
+            _check(1 <= p <= self.max_batch, "preferred", self.preferred, "sizes must be in [1, max_batch]")
+
+
+@dataclass(frozen=True, slots=True)
+class Scheduler:
+    """Queue discipline, core placement and the queue's bounds."""
+
+    discipline: str = "fifo"
+    placement: str = "least-loaded"
+    max_queue: int = 0  # requests waiting, all streams; 0 = unbounded
+    timeout_s: float = 0.0  # a request waiting longer is rejected; 0 = never
+
+    def __post_init__(self) -> None:
+        _one_of("discipline", self.discipline, DISCIPLINES)
+        _one_of("placement", self.placement, PLACEMENTS)
+        _check(isinstance(self.max_queue, int) and self.max_queue >= 0, "max_queue", self.max_queue,
+               "must be an integer >= 0")
+        _non_negative("timeout_s", self.timeout_s)
+
+
+@dataclass(frozen=True, slots=True)
+class Scenario:
+    """A reproducible workload slice: everything one simulation run depends on."""
+
+    streams: tuple[Stream, ...]
+    seed: int = 0
+    requests: int = 10_000  # total arrivals over all streams
+    warmup_fraction: float = 0.05  # first share of requests left out of the statistics
+    hardware: Hardware = field(default_factory=Hardware)
+    service: Service = field(default_factory=Service)
+    batching: Batching = field(default_factory=Batching)
+    scheduler: Scheduler = field(default_factory=Scheduler)
+    models: tuple[ResidentModel, ...] = ()
+    name: str = "scenario"
+    description: str = ""
+
+    def __post_init__(self) -> None:
+        _check(len(self.streams) > 0, "streams", self.streams, "at least one stream is needed")
+        names = [s.name for s in self.streams]
+        _check(len(set(names)) == len(names), "streams", names, "stream names must be unique")
+        _check(isinstance(self.requests, int) and self.requests >= 1, "requests", self.requests,
+               "must be an integer >= 1")
+        _check(0.0 <= self.warmup_fraction < 1.0, "warmup_fraction", self.warmup_fraction, "must be in [0, 1)")
+        _check(self.hardware.cores >= 1, "hardware.cores", self.hardware.cores, "must be >= 1")
+        model_names = [m.name for m in self.models]
+        _check(len(set(model_names)) == len(model_names), "models", model_names, "model names must be unique")
+        for s in self.streams:
+            if self.models or s.model:
+                _check(s.model in model_names, f"streams.{s.name}.model", s.model,
+                       f"must name one of the [[models]]: {', '.join(model_names) or '(none defined)'}")
+            for c in s.pin:
+                _check(c < self.hardware.cores, f"streams.{s.name}.pin", list(s.pin),
+                       f"core indices must be < cores ({self.hardware.cores})")
+
+    @property
+    def offered_rate(self) -> float:
+        """Sum of the streams' long-run arrival rates (1/s)."""
+        return sum(s.arrivals.mean_rate for s in self.streams)

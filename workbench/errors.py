@@ -1,0 +1,48 @@
+"""The one error type for bad configuration, shared by every stage.
+
+A :class:`ConfigError` names the key, the value and why it is refused; the scenario
+loader adds the file name, and the CLI prints it on one line and exits with status 2.
+"""
+
+from __future__ import annotations
+
+import math
+
+
+class ConfigError(ValueError):
+    """A configuration value out of range: names the key, the value and why."""
+
+    def __init__(self, key: str, value: object, why: str, source: str = ""):
+        where = f"{source}: " if source else ""
+        super().__init__(f"{where}{key} = {value!r}: {why}")
+        self.key, self.value, self.why, self.source = key, value, why, source
+
+    def under(self, prefix: str) -> ConfigError:
+        """The same error with its key nested under ``prefix``."""
+        key = f"{prefix}.{self.key}" if prefix else self.key
+        return ConfigError(key, self.value, self.why, self.source)
+
+    def in_file(self, source: str) -> ConfigError:
+        """The same error attributed to the file ``source``."""
+        return ConfigError(self.key, self.value, self.why, source)
+
+
+def check(ok: bool, key: str, value: object, why: str) -> None:
+    """Raise a :class:`ConfigError` unless ``ok``."""
+    if not ok:
+        raise ConfigError(key, value, why)
+
+
+def check_positive(key: str, value: float) -> None:
+    """``value`` must be a finite number > 0."""
+    check(math.isfinite(value) and value > 0, key, value, "must be a finite number > 0")
+
+
+def check_non_negative(key: str, value: float) -> None:
+    """``value`` must be a finite number >= 0."""
+    check(math.isfinite(value) and value >= 0, key, value, "must be a finite number >= 0")
+
+
+def check_one_of(key: str, value: str, choices: tuple[str, ...]) -> None:
+    """``value`` must be one of ``choices``."""
+    check(value in choices, key, value, f"must be one of {', '.join(choices)}")

@@ -1,0 +1,63 @@
+"""Accelerator hardware spec: the numbers the runtime and the cost model share.
+
+One frozen dataclass with units in every field name, plus a few presets. The presets
+are illustrative round numbers in the range of current inference accelerators (a
+chip split into a few compute cores sharing one HBM stack), not vendor datasheets.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from workbench.errors import check, check_positive
+
+GIB = 1024**3
+MIB = 1024**2
+
+
+@dataclass(frozen=True, slots=True)
+class Hardware:
+    """An accelerator: N identical cores sharing one HBM."""
+
+    cores: int = 4
+    peak_flops_per_core: float = 50e12  # FLOP/s, dense bf16
+    sram_bytes_per_core: int = 24 * MIB  # on-chip scratchpad per core
+    hbm_bandwidth_bytes_per_s: float = 1.6e12  # shared by all cores
+    hbm_capacity_bytes: int = 32 * GIB
+    launch_s: float = 5e-6  # per kernel launch / dispatch overhead
+
+    def __post_init__(self) -> None:
+        check(isinstance(self.cores, int) and self.cores >= 1, "cores", self.cores, "must be an integer >= 1")
+        check_positive("peak_flops_per_core", self.peak_flops_per_core)
+        check_positive("sram_bytes_per_core", self.sram_bytes_per_core)
+        check_positive("hbm_bandwidth_bytes_per_s", self.hbm_bandwidth_bytes_per_s)
+        check_positive("hbm_capacity_bytes", self.hbm_capacity_bytes)
+        check(self.launch_s >= 0, "launch_s", self.launch_s, "must be >= 0")
+
+    def with_cores(self, cores: int) -> Hardware:
+        """The same chip with another core count."""
+        return replace(self, cores=cores)
+
+
+PRESETS: dict[str, Hardware] = {
+    # a mid-size inference chip: 4 cores, one HBM2e-class stack
+    "generic-4core": Hardware(),
+    # a small edge NPU: 2 cores, LPDDR-class bandwidth, little SRAM
+    "edge-2core": Hardware(
+        cores=2,
+        peak_flops_per_core=8e12,
+        sram_bytes_per_core=4 * MIB,
+        hbm_bandwidth_bytes_per_s=100e9,
+        hbm_capacity_bytes=8 * GIB,
+        launch_s=10e-6,
+    ),
+    # a large training/inference chip: 8 cores, HBM3-class bandwidth
+    "datacenter-8core": Hardware(
+        cores=8,
+        peak_flops_per_core=120e12,
+        sram_bytes_per_core=48 * MIB,
+        hbm_bandwidth_bytes_per_s=3.2e12,
+        hbm_capacity_bytes=96 * GIB,
+        launch_s=4e-6,
+    ),
+}

@@ -1,0 +1,38 @@
+"""What an event loop hands back: the raw columns of a run, before assembly into a Trace.
+
+Both loops (the general one in :mod:`workbench.runtime.loop` and the FIFO fast path
+in :mod:`workbench.runtime.fastpath`) fill the same fields, so the engine assembles
+their traces with the same code and tests can compare them field by field.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+FACTOR_CHUNK = 4096  # unit-mean service factors are drawn in chunks of this many, in batch order
+
+
+@dataclass
+class RunColumns:
+    """Raw per-batch and per-request results of one loop."""
+
+    nbatch: int
+    b_core: Any  # sequence of int: core of each batch
+    b_class: Any  # sequence of int: batch class of each batch
+    b_size: Any  # sequence of int: requests in each batch
+    b_start: Any  # float64 buffer (>= nbatch long): s
+    b_end: Any  # float64 buffer (>= nbatch long): s
+    b_disp: Any | None  # float64 buffer, static batching only: when each batch was sealed
+    req_batch: Any  # sequence of int per request: its batch, -1 if rejected
+    outcome: Any  # sequence of int per request: index into trace.OUTCOMES
+    rejected_at: dict[int, float]  # request -> time of rejection (s)
+    factor_chunks: list[np.ndarray]  # unit-mean service factors, one per batch, in batch order
+    cost_keys: list[tuple[int, int]]  # (class, size) pairs whose cost the loop used
+    b_extra: dict[int, float]  # batch -> extra seconds (recompile pause)
+    b_reload: dict[int, float]  # batch -> weights reload seconds
+    busy_s: list[float]  # per core
+    residency: Any = None  # the Residency object, for its counters
+    block_curves: list[tuple[list[float], list[float]]] | None = None  # per class: (t, cumulative blocked s)

@@ -1,0 +1,139 @@
+"""The engine: one simulation run, from a scenario and a service model to a trace.
+
+The engine builds the queues (one per stream and shape bucket) and the batch classes
+(requests that may share a batch: same bucket, same model, same eligible cores),
+then runs one of two loops over them: the general event loop
+(:mod:`workbench.runtime.loop`) or, when the scenario is a single FIFO batch class
+with nothing that needs events (no timeouts, no contention, no residency), the exact
+recursion of :mod:`workbench.runtime.fastpath`, which gives the same trace faster.
+It assembles the loop's raw columns into a :class:`~workbench.runtime.trace.Trace`.
+All state, the seeded generator included, lives on the engine object.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from workbench.config import Scenario
+from workbench.runtime.columns import RunColumns
+from workbench.runtime.fastpath import fast_path_applies, run_fifo
+from workbench.runtime.loop import run_events
+from workbench.runtime.policies import make_policies
+from workbench.runtime.service import AbstractLaw, ServiceModel
+from workbench.runtime.trace import Trace
+from workbench.runtime.workload import Requests, generate
+
+
+class Engine:
+    """One simulation run of a scenario through a service model."""
+
+    def __init__(self, scenario: Scenario, model: ServiceModel | None = None,
+                 requests: Requests | None = None):
+        self.scenario = scenario
+        self.model = model if model is not None else AbstractLaw(scenario.service)
+        self.requests = requests if requests is not None else generate(scenario)
+        self.rng = np.random.default_rng(np.random.SeedSequence([scenario.seed, 2]))
+        self.batching, self.discipline, self.placement = make_policies(scenario)
+        self._setup_classes()
+
+    def _setup_classes(self) -> None:
+        """Queues per (stream, bucket); batch classes per (bucket, model, eligible cores)."""
+        sc, cls = self.scenario, self.model.classify(self.requests)
+        self.classification = cls
+        nb, streams = len(cls.bucket_names), sc.streams
+        names = [m.name for m in sc.models]
+        self.stream_model = [names.index(s.model) if s.model else 0 for s in streams]
+        bucket = cls.bucket.astype(np.int64)
+        qid = np.where(bucket >= 0, self.requests.stream.astype(np.int64) * nb + bucket, -1)
+        class_of: dict[tuple, int] = {}
+        self.q_class = [-1] * (len(streams) * nb)
+        self.class_qs: list[list[int]] = []
+        self.class_bucket: list[int] = []
+        self.class_model: list[int] = []
+        self.class_cores: list[tuple[int, ...]] = []
+        for q in np.unique(qid[qid >= 0]).tolist():
+            s, b = divmod(q, nb)
+            key = (b, self.stream_model[s], self.placement.eligible(s))
+            if key not in class_of:
+                class_of[key] = len(self.class_qs)
+                self.class_qs.append([])
+                self.class_bucket.append(b)
+                self.class_model.append(key[1])
+                self.class_cores.append(key[2])
+            self.q_class[q] = class_of[key]
+            self.class_qs[class_of[key]].append(q)
+        self.qid = qid
+
+    def run(self) -> Trace:
+        """Simulate every request to completion or rejection and return the trace."""
+        cols = run_fifo(self) if fast_path_applies(self) else run_events(self)
+        return self._trace(cols)
+
+    def _trace(self, v: RunColumns) -> Trace:
+        """Assemble the columns of a finished run (each list converted once)."""
+        req, f8 = self.requests, np.float64
+        n, nb = len(req), v.nbatch
+        b_start = np.frombuffer(v.b_start, dtype=f8)[:nb].copy()
+        b_end = np.frombuffer(v.b_end, dtype=f8)[:nb].copy()
+        b_disp = np.frombuffer(v.b_disp, dtype=f8)[:nb].copy() if v.b_disp is not None else b_start
+        b_core = np.array(v.b_core, dtype=np.int16)
+        b_class = np.array(v.b_class, dtype=np.int64)
+        b_size = np.array(v.b_size, dtype=np.int64)
+        # the batch costs the loop used, rebuilt as columns: factor x mean (class, size) + extras
+        x = np.concatenate(v.factor_chunks)[:nb] if v.factor_chunks else np.zeros(0)
+        width = int(b_size.max()) + 1 if nb else 1
+        table = np.zeros((max(len(self.class_qs), 1) * width, 4))  # (scale, mean, memory share, fallback)
+        scales = [m.service_scale for m in self.scenario.models] or [1.0]
+        for c, size in v.cost_keys:
+            cost = self.model.batch_cost(self.class_bucket[c], size)
+            table[c * width + size] = (scales[self.class_model[c]], *cost)
+        scale, mean, mshare, fb = table[b_class * width + b_size].T
+        extra, reload = np.zeros(nb), np.zeros(nb)
+        for d, a in ((v.b_extra, extra), (v.b_reload, reload)):
+            if d:
+                a[np.fromiter(d.keys(), np.int64)] = np.fromiter(d.values(), f8)
+        iso = mean * scale * x
+        work = iso + extra + reload
+        b_mem = np.divide(iso * mshare + reload, work, out=np.zeros(nb), where=work > 0)
+        b_fb = fb * scale * x + extra
+        batch = np.array(v.req_batch, dtype=np.int32)
+        done = batch >= 0
+        bi = np.where(done, batch, 0)
+
+        def per_req(a: np.ndarray, fill: float = np.nan) -> np.ndarray:
+            return np.where(done, a[bi], fill) if len(a) else np.full(n, fill)
+
+        rejected_s = np.full(n, np.nan)
+        if v.rejected_at:
+            rejected_s[np.fromiter(v.rejected_at.keys(), np.int64)] = np.fromiter(v.rejected_at.values(), f8)
+        arrival, dispatch = req.arrival_s, per_req(b_disp)
+        imbalance = np.zeros(n)
+        if v.block_curves is not None:
+            req_class = np.where(self.qid >= 0, np.array(self.q_class + [-1])[self.qid], -1)
+            for c, (t_c, cum_c) in enumerate(v.block_curves):
+                mine = done & (req_class == c)
+                imbalance[mine] = np.interp(dispatch[mine], t_c, cum_c) - np.interp(arrival[mine], t_c, cum_c)
+        res = v.residency
+        return Trace(
+            scenario=self.scenario, bucket_names=self.classification.bucket_names,
+            arrival_s=arrival, stream=req.stream, shapes=req.shapes,
+            bucket=self.classification.bucket.astype(np.int32),
+            outcome=np.array(v.outcome, dtype=np.int8), rejected_s=rejected_s,
+            batch=batch, dispatch_s=dispatch, start_s=per_req(b_start), end_s=per_req(b_end),
+            core=per_req(b_core, -1).astype(np.int16), imbalance_s=np.maximum(imbalance, 0.0),
+            batch_core=b_core, batch_bucket=np.array(self.class_bucket, dtype=np.int32)[b_class],
+            batch_model=np.array(self.class_model, dtype=np.int32)[b_class],
+            batch_size=b_size.astype(np.int32), batch_dispatch_s=b_disp,
+            batch_start_s=b_start, batch_end_s=b_end, batch_work_s=work,
+            batch_reload_s=reload, batch_fallback_s=b_fb, batch_memory_share=b_mem,
+            core_busy_s=np.array(v.busy_s, dtype=f8),
+            core_batches=np.bincount(b_core.astype(np.int64), minlength=self.scenario.hardware.cores),
+            residency={} if res is None else {"loads": res.loads, "evictions": res.evictions,
+                                              "overcommits": res.overcommits},
+            labels=dict(self.classification.labels),
+        )
+
+
+def simulate(scenario: Scenario, model: ServiceModel | None = None, requests: Requests | None = None) -> Trace:
+    """Run ``scenario`` (through ``model``, or its abstract service law) and return the trace."""
+    return Engine(scenario, model, requests).run()

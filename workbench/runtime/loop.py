@@ -1,0 +1,347 @@
+"""The general event loop: every policy, queue and core, one event at a time.
+
+The heap holds ``(time, seq, kind, a, b)`` with a monotonic ``seq`` so ties break the
+same way every run (SimPy's core does the same). Arrivals are not heap events: they
+are a pre-drawn sorted array read with a cursor. At one instant, all heap events
+(completions, batching timers) are handled first, then the dispatcher runs once, then
+the arrivals at that instant, each followed by the dispatcher. Same scenario and seed,
+same trace, bit for bit.
+
+Shared HBM bandwidth (a fluid model): a batch on core k has isolated work W_k (s) and
+a memory-bound share m_k. While a set A of batches runs, their bandwidth demand is
+D = sum_{j in A} m_j (each memory-bound phase alone would saturate HBM). If D <= 1
+nothing slows; otherwise bandwidth is shared and the memory-bound part of every batch
+stretches by D, so batch k progresses at rate 1 / ((1 - m_k) + m_k * D) isolated
+seconds per second. Rates change only when a batch starts or ends; remaining work is
+carried across changes. With one core, or zero memory shares, service is unchanged.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from array import array
+from bisect import insort
+from collections import deque
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from workbench.runtime.columns import FACTOR_CHUNK, RunColumns
+from workbench.runtime.residency import Residency
+from workbench.runtime.trace import COMPLETED, REJECTED_BY_PLAN, REJECTED_QUEUE_FULL, REJECTED_TIMEOUT
+
+if TYPE_CHECKING:
+    from workbench.runtime.engine import Engine
+
+INF = math.inf
+_COMPLETE, _TIMER = 0, 1
+
+
+def run_events(e: Engine) -> RunColumns:  # noqa: C901 - the event loop is one function for speed
+    """Simulate every request to completion or rejection with the general event loop."""
+    sc, model, rng = e.scenario, e.model, e.rng
+    batching, discipline, placement = e.batching, e.discipline, e.placement
+    req, cls = e.requests, e.classification
+    n, n_cls, cores = len(req), len(e.class_qs), sc.hardware.cores
+    arr = req.arrival_s.tolist()
+    q_of, q_class = e.qid.tolist(), e.q_class
+    class_qs, class_bucket, class_model = e.class_qs, e.class_bucket, e.class_model
+    core_classes = [[c for c in range(n_cls) if k in e.class_cores[c]] for k in range(cores)]
+    queues = [deque() for _ in range(len(q_class))]
+    class_n = [0] * n_cls
+    sealed_q = [deque() for _ in range(n_cls)]
+    timer_at = [-1.0] * n_cls
+    online = discipline.online
+    key = [0.0] * n if online else discipline.keys(req.stream, sc)
+    stream_of = req.stream.tolist()
+    extra = cls.extra_s.tolist() if cls.extra_s is not None else None
+    take, deadline, sealed = batching.take, batching.deadline, batching.sealed
+    timeout_s, max_queue = sc.scheduler.timeout_s, sc.scheduler.max_queue
+    scales = [m.service_scale for m in sc.models] or [1.0]
+    residency = None
+    if sc.models and any(m.weights_bytes for m in sc.models):
+        residency = Residency([m.weights_bytes for m in sc.models], sc.hardware.hbm_capacity_bytes,
+                              sc.hardware.hbm_bandwidth_bytes_per_s)
+    outcome = [COMPLETED] * n
+    rejected_at: dict[int, float] = {}
+    req_batch = [-1] * n
+    b_core: list[int] = []
+    b_class: list[int] = []
+    b_size: list[int] = []
+    b_start, b_end = array("d", bytes(8 * n)), array("d", bytes(8 * n))  # batches <= requests
+    b_disp = array("d", bytes(8 * n)) if sealed else b_start  # static: sealed before it starts
+    b_extra: dict[int, float] = {}  # sparse: recompile pauses
+    b_reload: dict[int, float] = {}  # sparse: weights reloads
+    nbatch = 0
+    idle = list(range(cores))
+    busy_s = [0.0] * cores
+    core_batch = [-1] * cores
+    c_rate, c_m, c_rem, c_last, c_ver = [1.0] * cores, [0.0] * cores, [0.0] * cores, [0.0] * cores, [0] * cores
+    active: list[int] = []
+    heap: list[tuple] = []
+    push, pop = heapq.heappush, heapq.heappop
+    seq, waiting, demand = 0, 0, 0.0
+    cost_cache: dict[tuple[int, int], tuple[float, float]] = {}
+    factor_chunks: list[np.ndarray] = []
+    factors: list[float] = []
+    fi = 0
+
+    def next_seq() -> int:
+        nonlocal seq
+        seq += 1
+        return seq
+
+    def rebalance(now: float) -> None:
+        """Share HBM bandwidth among the running batches; re-time those whose rate changed."""
+        s = demand if demand > 1.0 else 1.0
+        for k in active:
+            m = c_m[k]
+            r = 1.0 / ((1.0 - m) + m * s)
+            if r != c_rate[k]:
+                c_rem[k] -= (now - c_last[k]) * c_rate[k]
+                if c_rem[k] < 0.0:
+                    c_rem[k] = 0.0
+                c_last[k], c_rate[k] = now, r
+                c_ver[k] += 1
+                push(heap, (now + c_rem[k] / r, next_seq(), _COMPLETE, k, c_ver[k]))
+
+    def start(k: int, c: int, members: list[int], t_disp: float, now: float) -> None:
+        """Batch ``members`` of class ``c`` starts on core ``k``."""
+        nonlocal waiting, demand, nbatch, fi, factors
+        size = len(members)
+        cost = cost_cache.get((c, size))
+        if cost is None:
+            mean, mshare, fb = model.batch_cost(class_bucket[c], size)
+            cost = cost_cache[(c, size)] = (mean * scales[class_model[c]], mshare)
+        if fi == len(factors):  # one unit-mean factor per batch, drawn in chunks
+            chunk = model.draw_factors(rng, FACTOR_CHUNK)
+            factor_chunks.append(chunk)
+            factors, fi = chunk.tolist(), 0
+        work = cost[0] * factors[fi]
+        fi += 1
+        m = cost[1]
+        b = nbatch
+        nbatch += 1
+        if extra is not None:
+            e = max([extra[r] for r in members])
+            if e:
+                b_extra[b] = e
+                m = (work * m) / (work + e) if work + e > 0.0 else 0.0
+                work += e
+        if residency is not None:
+            reload = residency.acquire(class_model[c])
+            if reload:
+                b_reload[b] = reload
+                m = (work * m + reload) / (work + reload)  # a reload is pure HBM traffic
+                work += reload
+        for r in members:
+            req_batch[r] = b
+        b_core.append(k)
+        b_class.append(c)
+        b_size.append(size)
+        b_start[b] = now
+        if sealed:
+            b_disp[b] = t_disp
+        waiting -= size
+        idle.remove(k)
+        core_batch[k] = b
+        placement.dispatched(k)
+        if cores == 1:
+            push(heap, (now + work, next_seq(), _COMPLETE, k, 0))
+            return
+        c_m[k], c_rem[k], c_last[k], c_rate[k] = m, work, now, 0.0
+        active.append(k)
+        before = demand
+        demand = before + m
+        if before <= 1.0 and demand <= 1.0:  # no sharing: only the new batch needs timing
+            c_rate[k] = 1.0
+            c_ver[k] += 1
+            push(heap, (now + work, next_seq(), _COMPLETE, k, c_ver[k]))
+        else:
+            rebalance(now)
+
+    def heads(c: int) -> tuple[float, float]:
+        """(best key, oldest arrival) over a class's queue heads."""
+        best, oldest = INF, INF
+        for q in class_qs[c]:
+            dq = queues[q]
+            if dq:
+                h = dq[0]
+                if key[h] < best:
+                    best = key[h]
+                if arr[h] < oldest:
+                    oldest = arr[h]
+        return best, oldest
+
+    def pop_batch(c: int, m: int) -> list[int]:
+        qs = class_qs[c]
+        if len(qs) == 1:
+            dq = queues[qs[0]]
+            members = [dq.popleft() for _ in range(m)]
+        else:  # merge the class's queues in key order
+            members = []
+            for _ in range(m):
+                bq, bk = None, INF
+                for q in qs:
+                    dq = queues[q]
+                    if dq and key[dq[0]] < bk:
+                        bq, bk = dq, key[dq[0]]
+                members.append(bq.popleft())
+        class_n[c] -= m
+        if online:
+            discipline.served(key[members[-1]])
+        return members
+
+    def purge(now: float) -> None:
+        """Reject requests that have waited longer than the timeout."""
+        nonlocal waiting
+        for c in range(n_cls):
+            if class_n[c]:
+                for q in class_qs[c]:
+                    dq = queues[q]
+                    while dq and arr[dq[0]] + timeout_s < now:
+                        r = dq.popleft()
+                        outcome[r], rejected_at[r] = REJECTED_TIMEOUT, arr[r] + timeout_s
+                        class_n[c] -= 1
+                        waiting -= 1
+
+    def dispatch(now: float) -> None:
+        """Start batches on idle cores while some class is ready."""
+        if timeout_s:
+            purge(now)
+        while idle:
+            for k in placement.candidates(idle, busy_s):
+                best, best_key, best_m = -1, INF, 0
+                for c in core_classes[k]:
+                    if sealed:
+                        if sealed_q[c] and key[sealed_q[c][0][0][0]] < best_key:
+                            best, best_key = c, key[sealed_q[c][0][0][0]]
+                        continue
+                    w = class_n[c]
+                    if not w:
+                        continue
+                    hk, oldest = heads(c)
+                    m = take(w, oldest, now)
+                    if not m:
+                        dl = deadline(oldest)
+                        if timer_at[c] != dl:
+                            timer_at[c] = dl
+                            push(heap, (dl, next_seq(), _TIMER, c, 0))
+                    elif hk < best_key:
+                        best, best_key, best_m = c, hk, m
+                if best >= 0:
+                    if sealed:
+                        members, t_seal = sealed_q[best].popleft()
+                        start(k, best, members, t_seal, now)
+                    else:
+                        start(k, best, pop_batch(best, best_m), now, now)
+                    break
+            else:
+                return
+
+    def seal(c: int, now: float) -> None:
+        """Static batching: close the forming batch of class ``c`` if full or late."""
+        w = class_n[c]
+        if not w:
+            return
+        _, oldest = heads(c)
+        m = take(w, oldest, now)
+        if m:
+            sealed_q[c].append((pop_batch(c, m), now))
+            if class_n[c]:
+                seal(c, now)
+        elif timer_at[c] != deadline(oldest):
+            timer_at[c] = deadline(oldest)
+            push(heap, (timer_at[c], next_seq(), _TIMER, c, 0))
+
+    track = not placement.conserving
+    blocked = [False] * n_cls
+    blocked_since = [0.0] * n_cls
+    block_cum = [0.0] * n_cls
+    block_t: list[list[float]] = [[0.0] for _ in range(n_cls)]
+    block_v: list[list[float]] = [[0.0] for _ in range(n_cls)]
+
+    def track_blocked(now: float) -> None:
+        """A ready class with an idle core it may not use is blocked by placement."""
+        any_idle = bool(idle)
+        for c in range(n_cls):
+            if sealed:
+                ready = bool(sealed_q[c])
+            else:
+                ready = class_n[c] > 0 and any_idle and take(class_n[c], heads(c)[1], now) > 0
+            b = ready and any_idle
+            if b != blocked[c]:
+                if b:
+                    blocked_since[c] = now
+                else:
+                    block_cum[c] += now - blocked_since[c]
+                blocked[c] = b
+                block_t[c].append(now)
+                block_v[c].append(block_cum[c])
+
+    i = 0
+    now = 0.0
+    while True:
+        if heap and (i >= n or heap[0][0] <= arr[i]):
+            now = heap[0][0]
+            while heap and heap[0][0] == now:  # every heap event of this instant, then dispatch once
+                _, _, kind, a, ver = pop(heap)
+                if kind == _COMPLETE:
+                    if cores > 1 and ver != c_ver[a]:
+                        continue
+                    b = core_batch[a]
+                    b_end[b] = now
+                    busy_s[a] += now - b_start[b]
+                    core_batch[a] = -1
+                    insort(idle, a)  # kept sorted: ties between cores go to the lowest index
+                    if residency is not None:
+                        residency.release(class_model[b_class[b]])
+                    if cores > 1:
+                        active.remove(a)
+                        before = demand
+                        demand = before - c_m[a] if active else 0.0
+                        if before > 1.0:
+                            rebalance(now)
+                elif sealed:
+                    seal(a, now)
+            dispatch(now)
+        elif i < n:
+            now = arr[i]
+            r = i
+            i += 1
+            q = q_of[r]
+            if q < 0:
+                outcome[r], rejected_at[r] = REJECTED_BY_PLAN, now
+                continue
+            if max_queue:
+                if timeout_s:
+                    purge(now)
+                if waiting >= max_queue:
+                    outcome[r], rejected_at[r] = REJECTED_QUEUE_FULL, now
+                    continue
+            if online:
+                key[r] = discipline.tag(stream_of[r])
+            queues[q].append(r)
+            c = q_class[q]
+            class_n[c] += 1
+            waiting += 1
+            if sealed:
+                seal(c, now)
+            if idle:
+                dispatch(now)
+        else:
+            break
+        if track:
+            track_blocked(now)
+    if track:  # close the curves of classes still blocked at the end
+        for c in range(n_cls):
+            if blocked[c]:
+                block_t[c].append(now)
+                block_v[c].append(block_cum[c] + now - blocked_since[c])
+    return RunColumns(
+        nbatch=nbatch, b_core=b_core, b_class=b_class, b_size=b_size, b_start=b_start, b_end=b_end,
+        b_disp=b_disp if sealed else None, req_batch=req_batch, outcome=outcome, rejected_at=rejected_at,
+        factor_chunks=factor_chunks, cost_keys=list(cost_cache), b_extra=b_extra, b_reload=b_reload,
+        busy_s=busy_s, residency=residency, block_curves=list(zip(block_t, block_v, strict=True)) if track else None)
+

@@ -1,0 +1,82 @@
+"""Service models: how long a batch takes, and how much of that time is HBM-bound.
+
+The runtime asks a service model two things:
+
+* ``classify(requests)``: the shape bucket of every request (``-1`` = refused), plus
+  optional per-request extra seconds (a recompile pause) and labels for the trace;
+* ``batch_cost(bucket, size)``: the mean isolated service time of a batch (s), its
+  memory-bound share in [0, 1], and the part of that time spent in mapping fallback
+  (padding, generic kernels) (s).
+
+The actual time of one batch is ``batch_cost(...)[0] * X`` with ``X`` drawn by
+``draw_factors`` (E[X] = 1). The abstract laws below give exponential, deterministic
+and lognormal ``X`` and let the runtime be checked against queueing theory; the
+compiler's plans implement the same protocol.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import numpy as np
+
+from workbench.config import Service
+from workbench.runtime.workload import Requests
+
+
+@dataclass(frozen=True, slots=True)
+class Classification:
+    """Per-request result of a service model's shape lookup."""
+
+    bucket: np.ndarray  # int32 bucket index; -1 = refused (out of envelope, policy reject)
+    bucket_names: tuple[str, ...]
+    extra_s: np.ndarray | None = None  # s added to the batch that carries the request
+    labels: dict[str, np.ndarray] = field(default_factory=dict)  # extra trace columns
+
+
+class ServiceModel(Protocol):
+    """What the runtime needs from anything that times batches."""
+
+    def classify(self, requests: Requests) -> Classification:
+        """Bucket every request; may refuse some."""
+        ...
+
+    def batch_cost(self, bucket: int, size: int) -> tuple[float, float, float]:
+        """(mean isolated seconds, memory-bound share, seconds of it spent in fallback)."""
+        ...
+
+    def draw_factors(self, rng: np.random.Generator, n: int) -> np.ndarray:
+        """``n`` unit-mean random factors that multiply the batch time."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class AbstractLaw:
+    """``(base_s + per_item_s * size) * X``: X exponential, deterministic or lognormal.
+
+    Lognormal X has mean 1 and coefficient of variation ``cv``: log X ~ N(-s^2/2, s^2)
+    with s^2 = ln(1 + cv^2). Every request is in one bucket, ``all``.
+    """
+
+    service: Service
+
+    def classify(self, requests: Requests) -> Classification:
+        """One bucket for every request."""
+        return Classification(bucket=np.zeros(len(requests), dtype=np.int32), bucket_names=("all",))
+
+    def batch_cost(self, bucket: int, size: int) -> tuple[float, float, float]:
+        """Mean time of a batch of ``size`` and the law's memory share."""
+        s = self.service
+        return s.base_s + s.per_item_s * size, s.memory_share, 0.0
+
+    def draw_factors(self, rng: np.random.Generator, n: int) -> np.ndarray:
+        """Unit-mean factors of the law."""
+        law = self.service.law
+        if law == "exponential":
+            return rng.exponential(1.0, n)
+        if law == "deterministic":
+            return np.ones(n)
+        s2 = math.log1p(self.service.cv**2)
+        return rng.lognormal(-s2 / 2, math.sqrt(s2), n)

@@ -1,0 +1,131 @@
+"""The run's trace: columns per request, per batch and per core, and its Chrome export.
+
+Columns (numpy arrays) rather than lists of small objects: they are what plots,
+percentiles and exports read, and a million requests stay cheap. The export writes
+the Chrome trace event format (JSON) that Perfetto and chrome://tracing open: one
+track per core with a slice per batch, and a counter track for the queue depth.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from workbench.config import Scenario
+
+COMPLETED, REJECTED_QUEUE_FULL, REJECTED_TIMEOUT, REJECTED_BY_PLAN = 0, 1, 2, 3
+OUTCOMES = ("completed", "queue_full", "timeout", "out_of_envelope")
+
+
+@dataclass(frozen=True)
+class Trace:
+    """Everything one run produced. Times in seconds from the start of the run."""
+
+    scenario: Scenario
+    bucket_names: tuple[str, ...]
+    # per request (arrival order)
+    arrival_s: np.ndarray  # float64
+    stream: np.ndarray  # int32
+    shapes: dict[str, np.ndarray]  # dim -> int64
+    bucket: np.ndarray  # int32, -1 = refused by the plan
+    outcome: np.ndarray  # int8, index into OUTCOMES
+    rejected_s: np.ndarray  # float64, time of rejection; nan if completed
+    batch: np.ndarray  # int32, -1 if rejected
+    dispatch_s: np.ndarray  # float64, left the request queue; nan if rejected
+    start_s: np.ndarray  # float64, its batch started on a core
+    end_s: np.ndarray  # float64, its batch completed
+    core: np.ndarray  # int16, -1 if rejected
+    imbalance_s: np.ndarray  # float64, wait while ready work sat behind busy cores and another idled
+    # per batch (dispatch order)
+    batch_core: np.ndarray  # int16
+    batch_bucket: np.ndarray  # int32
+    batch_model: np.ndarray  # int32
+    batch_size: np.ndarray  # int32
+    batch_dispatch_s: np.ndarray  # float64
+    batch_start_s: np.ndarray  # float64
+    batch_end_s: np.ndarray  # float64
+    batch_work_s: np.ndarray  # float64, isolated time: service + reload + extra
+    batch_reload_s: np.ndarray  # float64, weights reload (memory residency)
+    batch_fallback_s: np.ndarray  # float64, part of the service spent in mapping fallback
+    batch_memory_share: np.ndarray  # float64, memory-bound share of the work
+    # per core
+    core_busy_s: np.ndarray  # float64
+    core_batches: np.ndarray  # int64
+    # residency counters
+    residency: dict[str, int] = field(default_factory=dict)
+    labels: dict[str, np.ndarray] = field(default_factory=dict)  # the service model's extra columns
+
+    @property
+    def completed(self) -> np.ndarray:
+        """Mask of requests that completed."""
+        return self.outcome == COMPLETED
+
+    @property
+    def measured(self) -> np.ndarray:
+        """Mask of requests past the warm-up share (by arrival order)."""
+        m = np.zeros(len(self.arrival_s), dtype=bool)
+        m[int(len(m) * self.scenario.warmup_fraction):] = True
+        return m
+
+    @property
+    def latency_s(self) -> np.ndarray:
+        """Arrival to completion (nan for rejected requests)."""
+        return self.end_s - self.arrival_s
+
+    @property
+    def wait_s(self) -> np.ndarray:
+        """Arrival to the start of service (nan for rejected requests)."""
+        return self.start_s - self.arrival_s
+
+    @property
+    def batch_contention_s(self) -> np.ndarray:
+        """Time each batch lost to HBM bandwidth shared with other cores."""
+        return np.maximum(self.batch_end_s - self.batch_start_s - self.batch_work_s, 0.0)
+
+    @property
+    def makespan_s(self) -> float:
+        """From time 0 to the last completion or rejection."""
+        ends = [self.batch_end_s.max() if len(self.batch_end_s) else 0.0,
+                np.nanmax(self.rejected_s) if np.isfinite(self.rejected_s).any() else 0.0]
+        return float(max(ends))
+
+    def queue_depth(self) -> tuple[np.ndarray, np.ndarray]:
+        """(times, requests waiting after each change): +1 on enqueue, -1 on leaving the queue."""
+        enq = self.outcome != REJECTED_QUEUE_FULL
+        enq &= self.outcome != REJECTED_BY_PLAN
+        leave = np.where(self.outcome == COMPLETED, self.dispatch_s, self.rejected_s)[enq]
+        t = np.concatenate([self.arrival_s[enq], leave])
+        d = np.concatenate([np.ones(enq.sum(), dtype=np.int64), -np.ones(enq.sum(), dtype=np.int64)])
+        order = np.lexsort((d, t))  # at equal times, leave before enqueue
+        return t[order], np.cumsum(d[order])
+
+    def to_chrome(self, path: str | Path, max_batches: int = 200_000) -> int:
+        """Write the Chrome trace event JSON; returns the number of batch slices written."""
+        names = [s.name for s in self.scenario.streams]
+        events: list[dict] = [{"name": "process_name", "ph": "M", "pid": 1, "args": {"name": "accelerator"}}]
+        for k in range(len(self.core_busy_s)):
+            events.append({"name": "thread_name", "ph": "M", "pid": 1, "tid": k, "args": {"name": f"core {k}"}})
+        nb = min(len(self.batch_core), max_batches)
+        first_stream = np.full(len(self.batch_core), -1)
+        ok = self.batch >= 0
+        first_stream[self.batch[ok][::-1]] = self.stream[ok][::-1]
+        for b in range(nb):
+            start, end = self.batch_start_s[b], self.batch_end_s[b]
+            bucket = self.bucket_names[self.batch_bucket[b]]
+            events.append({
+                "name": f"{bucket} x{int(self.batch_size[b])}", "cat": names[first_stream[b]], "ph": "X",
+                "pid": 1, "tid": int(self.batch_core[b]), "ts": start * 1e6, "dur": (end - start) * 1e6,
+                "args": {"batch": b, "size": int(self.batch_size[b]), "bucket": bucket,
+                         "isolated_us": self.batch_work_s[b] * 1e6, "reload_us": self.batch_reload_s[b] * 1e6,
+                         "contention_us": float(self.batch_contention_s[b]) * 1e6}})
+        t, depth = self.queue_depth()
+        horizon = self.batch_end_s[nb - 1] if nb else 0.0
+        keep = t <= horizon
+        step = max(1, int(keep.sum()) // 50_000)  # a counter sample every few changes
+        for ts, dv in zip(t[keep][::step], depth[keep][::step], strict=True):
+            events.append({"name": "queue depth", "ph": "C", "pid": 1, "ts": ts * 1e6, "args": {"waiting": int(dv)}})
+        Path(path).write_text(json.dumps({"traceEvents": events, "displayTimeUnit": "ms"}))
+        return nb

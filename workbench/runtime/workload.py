@@ -1,0 +1,141 @@
+"""Workload generation: arrival times, streams and shapes of every request, vectorised.
+
+Each stream draws from its own child of the scenario's seed (``SeedSequence.spawn``),
+so changing one stream, the batching or the plan never changes another stream's
+arrivals: two configurations run on the same seed see the same workload (common
+random numbers), which is what makes before/after comparisons fair.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from workbench.config import Arrivals, Scenario, ShapeDist
+
+
+@dataclass(frozen=True, slots=True)
+class Requests:
+    """Every arrival of a run, sorted by time: columns, one row per request."""
+
+    arrival_s: np.ndarray  # float64, s, non-decreasing
+    stream: np.ndarray  # int32, index into scenario.streams
+    shapes: dict[str, np.ndarray]  # dim -> int64 value; 0 where the stream does not set the dim
+
+    def __len__(self) -> int:
+        return len(self.arrival_s)
+
+
+def _poisson(rng: np.random.Generator, rate: float, n: int) -> np.ndarray:
+    return np.cumsum(rng.exponential(1.0 / rate, size=n))
+
+
+def _onoff(rng: np.random.Generator, a: Arrivals, n: int) -> np.ndarray:
+    """MMPP-2: alternate exponential on/off periods, Poisson arrivals inside each."""
+    on_share = a.mean_on_s / (a.mean_on_s + a.mean_off_s)
+    state_on = rng.random() < on_share
+    t, chunks, count = 0.0, [], 0
+    while count < n:
+        k = 1024
+        starts_on = np.arange(k) % 2 == (0 if state_on else 1)
+        durations = np.where(starts_on, rng.exponential(a.mean_on_s, k), rng.exponential(a.mean_off_s, k))
+        rates = np.where(starts_on, a.rate_on, a.rate_off)
+        begins = t + np.concatenate(([0.0], np.cumsum(durations)[:-1]))
+        counts = rng.poisson(rates * durations)
+        offsets = rng.random(int(counts.sum())) * np.repeat(durations, counts)
+        times = np.sort(np.repeat(begins, counts) + offsets)
+        chunks.append(times)
+        count += len(times)
+        t = begins[-1] + durations[-1]
+    return np.concatenate(chunks)[:n]
+
+
+def _replay(a: Arrivals, n: int) -> np.ndarray:
+    """A trace's timestamps from 0, looped end to end (one mean gap between copies)."""
+    base = (np.asarray(a.timestamps) - a.timestamps[0]) * a.time_scale
+    period = base[-1] + base[-1] / (len(base) - 1)
+    copies = -(-n // len(base))
+    return (base[None, :] + period * np.arange(copies)[:, None]).ravel()[:n]
+
+
+def arrival_times(a: Arrivals, rng: np.random.Generator, n: int) -> np.ndarray:
+    """The first ``n`` arrival times (s) of process ``a``."""
+    if a.process == "poisson":
+        return _poisson(rng, a.rate, n)
+    if a.process == "onoff":
+        return _onoff(rng, a, n)
+    return _replay(a, n)
+
+
+def _drift_factor(d, t: np.ndarray) -> np.ndarray:
+    if d.end_s > d.start_s:
+        return np.clip((t - d.start_s) / (d.end_s - d.start_s), 0.0, 1.0)
+    return (t >= d.start_s).astype(float)
+
+
+def _param(dist: ShapeDist, name: str, f: np.ndarray | None) -> np.ndarray:
+    base = np.asarray(getattr(dist, name), dtype=float)
+    if f is None or name not in dist.drift.to:
+        return base
+    target = np.asarray(dist.drift.to[name], dtype=float)
+    f = f[:, None] if base.ndim else f
+    return base + (target - base) * f
+
+
+def sample_shapes(dist: ShapeDist, t: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One dim's values (integers >= 1) for requests arriving at times ``t``."""
+    f = _drift_factor(dist.drift, t) if dist.drift is not None else None
+    n = len(t)
+    if dist.dist == "fixed":
+        x = np.broadcast_to(_param(dist, "value", f), (n,))
+    elif dist.dist == "lognormal":
+        z = rng.standard_normal(n)
+        x = _param(dist, "median", f) * np.exp(_param(dist, "sigma", f) * z)
+    else:
+        probs = np.asarray(dist.probs or [1.0] * len(dist.values), dtype=float)
+        if f is not None and "probs" in dist.drift.to:
+            p = _param(dist, "probs", f)
+        else:
+            p = np.broadcast_to(probs, (n, len(probs)))
+        cum = np.cumsum(p, axis=1)
+        u = rng.random(n) * cum[:, -1]
+        idx = np.minimum((u[:, None] >= cum).sum(axis=1), len(dist.values) - 1)
+        x = np.asarray(dist.values)[idx]
+    return np.maximum(np.rint(x), 1).astype(np.int64)
+
+
+def generate(scenario: Scenario) -> Requests:
+    """Draw the scenario's ``requests`` arrivals over all streams, merged in time order."""
+    streams = scenario.streams
+    seqs = np.random.SeedSequence(scenario.seed).spawn(len(streams))
+    total_rate = scenario.offered_rate
+    n_total = scenario.requests
+    # draw a little more than each stream's share, then cut the merged timeline at n_total
+    factor = 1.25
+    while True:
+        times, ids = [], []
+        for i, (s, seq) in enumerate(zip(streams, seqs, strict=True)):
+            rng = np.random.default_rng(seq)
+            share = s.arrivals.mean_rate / total_rate
+            n_s = int(np.ceil(n_total * share * factor)) + 64
+            times.append(arrival_times(s.arrivals, rng, n_s))
+            ids.append(np.full(n_s, i, dtype=np.int32))
+        t_all = np.concatenate(times)
+        order = np.argsort(t_all, kind="stable")[:n_total]
+        cut = t_all[order[-1]]
+        # every stream must still have arrivals after the cut, or its tail is missing
+        if all(t[-1] >= cut for t in times):
+            break
+        factor *= 2
+    t_sorted = t_all[order]
+    stream = np.concatenate(ids)[order]
+    dims = sorted({d for s in streams for d in s.shapes})
+    shapes = {d: np.zeros(n_total, dtype=np.int64) for d in dims}
+    shape_seqs = np.random.SeedSequence([scenario.seed, 1]).spawn(len(streams))
+    for i, (s, seq) in enumerate(zip(streams, shape_seqs, strict=True)):
+        rng = np.random.default_rng(seq)
+        mine = np.flatnonzero(stream == i)
+        for d in sorted(s.shapes):
+            shapes[d][mine] = sample_shapes(s.shapes[d], t_sorted[mine], rng)
+    return Requests(arrival_s=t_sorted, stream=stream, shapes=shapes)
