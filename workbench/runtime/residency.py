@@ -2,8 +2,9 @@
 
 A batch of model m can start only with m's weights in HBM. The run starts with the
 models loaded in order while they fit. If m is not resident, the least recently used
-models that no core is running are evicted until m fits, and the batch pays a reload of ``weights_bytes / hbm_bandwidth`` seconds (pure HBM
-traffic, so it also counts as memory-bound time for bandwidth contention). If the
+models that no core is running are evicted until m fits, and the batch pays a reload
+of ``weights_bytes / hbm_bandwidth`` seconds (pure HBM traffic, so it also counts as
+memory-bound time for bandwidth contention). If the
 models in use leave no room, m is loaded anyway and the overcommit is counted; idle
 models are evicted as soon as batches finish until HBM fits again. A batch never
 stalls for capacity: the model charges reloads, not waits.

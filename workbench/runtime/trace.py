@@ -82,8 +82,10 @@ class Trace:
 
     @property
     def batch_contention_s(self) -> np.ndarray:
-        """Time each batch lost to HBM bandwidth shared with other cores."""
-        return np.maximum(self.batch_end_s - self.batch_start_s - self.batch_work_s, 0.0)
+        """Time each batch lost to HBM bandwidth shared with other cores (float rounding ignored)."""
+        lost = self.batch_end_s - self.batch_start_s - self.batch_work_s
+        rounding = 16 * np.finfo(float).eps * np.maximum(np.abs(self.batch_end_s), 1.0)
+        return np.where(lost > rounding, lost, 0.0)
 
     @property
     def makespan_s(self) -> float:

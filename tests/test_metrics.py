@@ -1,0 +1,86 @@
+"""Metrics: Jain's index, tail drivers that name the right cause, overload, and the memory budget."""
+
+from __future__ import annotations
+
+import dataclasses
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+from conftest import scenario
+
+from workbench.analysis.metrics import jain, stats, summarize, tail_drivers, wait_profile
+from workbench.config import Batching, Scheduler, Service
+from workbench.runtime.engine import simulate
+from workbench.scenario import load_scenario
+
+
+def test_jain_index_known_values():
+    assert jain(np.array([1.0, 1.0, 1.0])) == 1.0
+    assert np.isclose(jain(np.array([1.0, 0.0, 0.0, 0.0])), 0.25)
+    assert np.isclose(jain(np.array([2.0, 1.0])), 9 / 10)
+
+
+def test_stats_percentiles():
+    s = stats(np.arange(1, 101, dtype=float))
+    assert s["p50"] == 50.5 and s["mean"] == 50.5 and np.isclose(s["p99"], 99.01)
+
+
+def test_tail_drivers_sum_to_one_and_name_the_cause():
+    skew = load_scenario("pinned_skew")
+    skew = dataclasses.replace(skew, requests=20_000)
+    pinned = tail_drivers(simulate(skew))
+    balanced = tail_drivers(simulate(dataclasses.replace(skew, scheduler=Scheduler(placement="least-loaded"))))
+    assert np.isclose(sum(pinned.values()), 1.0) and np.isclose(sum(balanced.values()), 1.0)
+    assert pinned["core_imbalance"] > 0.5 and balanced["core_imbalance"] == 0.0
+    mem = dataclasses.replace(load_scenario("hbm_contention"), requests=20_000)
+    assert tail_drivers(simulate(mem))["memory_contention"] > 0.2
+    no_mem = dataclasses.replace(mem, service=dataclasses.replace(mem.service, memory_share=0.0))
+    assert tail_drivers(simulate(no_mem))["memory_contention"] == 0.0
+    res = dataclasses.replace(load_scenario("memory_residency"), requests=20_000)
+    assert tail_drivers(simulate(res))["memory_residency"] > 0.05
+
+
+def test_priority_starves_the_low_stream_and_weighted_does_not():
+    sc = dataclasses.replace(load_scenario("priority_two_streams"), requests=40_000)
+    strict = summarize(simulate(sc))["streams"]
+    fair = summarize(simulate(dataclasses.replace(sc, scheduler=Scheduler(discipline="weighted"))))["streams"]
+    assert strict["batch"]["latency_s"]["p99"] > 5 * strict["interactive"]["latency_s"]["p99"]
+    assert fair["batch"]["latency_s"]["p99"] < strict["batch"]["latency_s"]["p99"]
+    assert fair["interactive"]["latency_s"]["p99"] > strict["interactive"]["latency_s"]["p99"]
+
+
+def test_batching_trades_queue_wait_for_throughput():
+    base = scenario(rates=(900.0,), cores=2, requests=30_000,
+                    service=Service(law="lognormal", base_s=0.002, per_item_s=0.0005, cv=0.3))
+    short = summarize(simulate(dataclasses.replace(base, batching=Batching("dynamic", 16, 0.0005))))
+    long = summarize(simulate(dataclasses.replace(base, batching=Batching("dynamic", 16, 0.004))))
+    assert long["batch_size"]["mean"] > short["batch_size"]["mean"]
+    assert long["wait_s"]["p50"] > short["wait_s"]["p50"]
+    assert np.mean(long["cores"]["utilization"]) < np.mean(short["cores"]["utilization"])  # less work per request
+
+
+def test_wait_profile_has_percentiles_per_window():
+    tr = simulate(scenario(rates=(0.9,), requests=20_000))
+    prof = wait_profile(tr, windows=10)
+    assert len(prof["t_s"]) == 10 and (prof["p99"] >= prof["p50"]).all()
+
+
+def test_a_million_requests_fit_in_a_gigabyte():
+    """The general loop (two streams, strict priority, batching) on 10^6 requests, in a fresh process."""
+    code = textwrap.dedent("""
+        import resource, dataclasses
+        from workbench.scenario import load_scenario
+        from workbench.runtime.engine import simulate
+        from workbench.analysis.metrics import summarize
+        sc = load_scenario("priority_two_streams")
+        sc = dataclasses.replace(sc, requests=1_000_000, batching=dataclasses.replace(sc.batching, policy="dynamic"))
+        s = summarize(simulate(sc))
+        assert s["completed"] == 1_000_000
+        print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+    """)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    peak_kib = int(r.stdout.strip())
+    assert peak_kib < 1024 * 1024, f"peak RSS {peak_kib / 1024:.0f} MiB"
