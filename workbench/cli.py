@@ -17,7 +17,7 @@ from pathlib import Path
 
 from workbench.analysis.metrics import DRIVERS, summarize
 from workbench.errors import ConfigError
-from workbench.runtime.engine import simulate
+from workbench.pipeline import run_scenario
 from workbench.scenario import builtin_scenarios, load_scenario, resolve
 
 EXIT_BAD_INPUT = 2
@@ -86,7 +86,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             sc = replace(sc, **changes)
         except ConfigError as e:
             raise e.in_file("command line") from None
-    trace = simulate(sc)
+    trace = run_scenario(sc)
     summary = summarize(trace)
     if args.trace:
         out = Path(args.trace)

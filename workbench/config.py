@@ -185,6 +185,30 @@ class ResidentModel:
         _positive("service_scale", self.service_scale)
 
 
+@dataclass(frozen=True, slots=True)
+class ModelSpec:
+    """A ``[model]`` section: a graph to compile into a plan, which then times the batches."""
+
+    graph: str = "transformer_block"  # mlp | transformer_block | conv_block
+    params: dict[str, int] = field(default_factory=dict)  # builder parameters, e.g. d_model, heads
+    fusion: str = "elementwise"  # none | elementwise | aggressive
+    max_depth: int = 32  # ops per fused kernel
+    envelope: dict[str, list] = field(default_factory=dict)  # dim -> upper bounds or [{min, opt, max}]
+    out_of_envelope: str = "fallback"  # reject | pad | recompile | fallback
+    recompile_limit: int = 8
+    recompile_pause_s: float = 0.25  # s
+    generic_slowdown: float = 1.5
+    noise_cv: float = 0.0  # lognormal jitter of observed batch times
+    granule: int = 8  # live shapes rounded up to a multiple of this before costing
+    profile: str = ""  # optional calibration table (CSV: op, dims, seconds), resolved against the file
+    expected_shares: tuple[float, ...] = ()  # traffic share per bucket the static placement assumes
+
+    def __post_init__(self) -> None:
+        _check(bool(self.envelope), "envelope", self.envelope, "needs buckets, e.g. { seq = [128, 256, 512] }")
+        for s in self.expected_shares:
+            _non_negative("expected_shares", s)
+
+
 # --- batching and scheduling ----------------------------------------------------------
 
 BATCHING_POLICIES = ("none", "static", "dynamic")
@@ -240,6 +264,7 @@ class Scenario:
     batching: Batching = field(default_factory=Batching)
     scheduler: Scheduler = field(default_factory=Scheduler)
     models: tuple[ResidentModel, ...] = ()
+    model: ModelSpec | None = None  # a compiled plan replaces the abstract service law
     name: str = "scenario"
     description: str = ""
 

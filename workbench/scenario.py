@@ -18,6 +18,7 @@ from workbench.config import (
     Arrivals,
     Batching,
     Drift,
+    ModelSpec,
     ResidentModel,
     Scenario,
     Scheduler,
@@ -188,9 +189,12 @@ def parse_scenario(data: dict[str, Any], source: str = "<scenario>", base_dir: P
         models = tuple(_build_model(_Table(m, f"models[{i}]"))
                        for i, m in enumerate(top.get("models", "list", [])))
         hardware = _hardware(top.table("hardware"))
+        if "service" in top.data and "model" in top.data:
+            raise ConfigError("model", "[model] and [service]", "a [model] section replaces [service]: give one")
         service = _section(top.table("service"), Service,
                            {"law": "str", "base_s": "float", "per_item_s": "float", "cv": "float",
                             "memory_share": "float"})
+        model = _model(top.table("model"), base_dir, streams) if "model" in top.data else None
         bt = top.table("batching")
         batching = _section(bt, Batching, {"policy": "str", "max_batch": "int", "max_delay_s": "float"},
                             preferred=bt.numbers("preferred", "int"))
@@ -201,10 +205,50 @@ def parse_scenario(data: dict[str, Any], source: str = "<scenario>", base_dir: P
               "name": top.get("name", "str", Path(source).stem),
               "description": top.get("description", "str", "")}
         top.done()
-        return Scenario(streams=streams, models=models, hardware=hardware, service=service,
+        return Scenario(streams=streams, models=models, hardware=hardware, service=service, model=model,
                         batching=batching, scheduler=scheduler, **kw)
     except ConfigError as e:
         raise e.in_file(source) from None
+
+
+def _model(t: _Table, base_dir: Path, streams: tuple[Stream, ...]) -> ModelSpec:
+    """The [model] section, checked as far as it can be without compiling."""
+    from workbench.compiler.envelope import parse_envelope
+    from workbench.models import REQUEST_DIM, build
+
+    kind = {"graph": "str", "fusion": "str", "max_depth": "int", "out_of_envelope": "str",
+            "recompile_limit": "int", "recompile_pause_s": "float", "generic_slowdown": "float",
+            "noise_cv": "float", "granule": "int", "profile": "str"}
+    defaults = ModelSpec(envelope={"x": [1]})
+    kw: dict[str, Any] = {k: t.get(k, v, getattr(defaults, k)) for k, v in kind.items()}
+    kw["params"] = t.get("params", "table", {})
+    kw["envelope"] = t.get("envelope", "table")
+    kw["expected_shares"] = t.numbers("expected_shares")
+    t.done()
+    try:
+        build(kw["graph"], kw["params"])
+    except ConfigError as e:
+        raise e.under(t.prefix) from None
+    dim = REQUEST_DIM[kw["graph"]]
+    if set(kw["envelope"]) != {dim}:
+        raise ConfigError(t.key("envelope"), kw["envelope"], f"a {kw['graph']} is bucketed on {dim!r} only")
+    try:
+        parse_envelope(dim, kw["envelope"][dim])
+    except ConfigError as e:
+        raise e.under(t.prefix) from None
+    for i, s in enumerate(streams):
+        if dim not in s.shapes:
+            raise ConfigError(f"streams[{i}].shapes", s.shapes, f"a {kw['graph']} needs a {dim!r} shape per stream")
+    if kw["profile"]:
+        kw["profile"] = str(base_dir / kw["profile"])
+    spec = _build(ModelSpec, t.prefix, **kw)
+    from workbench.compiler.plan import CompileOptions
+
+    _build(CompileOptions, t.prefix, fusion=spec.fusion, max_depth=spec.max_depth,
+           out_of_envelope=spec.out_of_envelope, recompile_limit=spec.recompile_limit,
+           recompile_pause_s=spec.recompile_pause_s, generic_slowdown=spec.generic_slowdown,
+           noise_cv=spec.noise_cv, granule=spec.granule)
+    return spec
 
 
 def _section(t: _Table, cls: type, fields: dict[str, str], **extra: Any) -> Any:

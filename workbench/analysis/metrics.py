@@ -147,7 +147,14 @@ def summarize(trace: Trace) -> dict:
         "tail_drivers": tail_drivers(trace),
         "residency": dict(trace.residency),
         "streams": streams,
+        **(_mapping(trace) or {}),
     }
+
+
+def _mapping(trace: Trace) -> dict | None:
+    from workbench.analysis.mapping import mapping_summary  # only runs through a plan need the compiler
+
+    return mapping_summary(trace)
 
 
 def wait_profile(trace: Trace, windows: int = 20) -> dict[str, np.ndarray]:

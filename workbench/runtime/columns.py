@@ -23,6 +23,7 @@ class RunColumns:
     b_core: Any  # sequence of int: core of each batch
     b_class: Any  # sequence of int: batch class of each batch
     b_size: Any  # sequence of int: requests in each batch
+    b_key: Any  # sequence of int: shape key each batch was timed at (0 without keys)
     b_start: Any  # float64 buffer (>= nbatch long): s
     b_end: Any  # float64 buffer (>= nbatch long): s
     b_disp: Any | None  # float64 buffer, static batching only: when each batch was sealed
@@ -30,7 +31,6 @@ class RunColumns:
     outcome: Any  # sequence of int per request: index into trace.OUTCOMES
     rejected_at: dict[int, float]  # request -> time of rejection (s)
     factor_chunks: list[np.ndarray]  # unit-mean service factors, one per batch, in batch order
-    cost_keys: list[tuple[int, int]]  # (class, size) pairs whose cost the loop used
     b_extra: dict[int, float]  # batch -> extra seconds (recompile pause)
     b_reload: dict[int, float]  # batch -> weights reload seconds
     busy_s: list[float]  # per core

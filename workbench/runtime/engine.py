@@ -53,7 +53,7 @@ class Engine:
         self.class_cores: list[tuple[int, ...]] = []
         for q in np.unique(qid[qid >= 0]).tolist():
             s, b = divmod(q, nb)
-            key = (b, self.stream_model[s], self.placement.eligible(s))
+            key = (b, self.stream_model[s], self.placement.eligible(s, b, cls.bucket_cores))
             if key not in class_of:
                 class_of[key] = len(self.class_qs)
                 self.class_qs.append([])
@@ -81,13 +81,13 @@ class Engine:
         b_size = np.array(v.b_size, dtype=np.int64)
         # the batch costs the loop used, rebuilt as columns: factor x mean (class, size) + extras
         x = np.concatenate(v.factor_chunks)[:nb] if v.factor_chunks else np.zeros(0)
-        width = int(b_size.max()) + 1 if nb else 1
-        table = np.zeros((max(len(self.class_qs), 1) * width, 4))  # (scale, mean, memory share, fallback)
+        b_key = np.array(v.b_key, dtype=np.int64)
+        rows, inverse = np.unique(np.stack([b_class, b_size, b_key]), axis=1, return_inverse=True) if nb \
+            else (np.zeros((3, 0), dtype=np.int64), np.zeros(0, dtype=np.int64))
         scales = [m.service_scale for m in self.scenario.models] or [1.0]
-        for c, size in v.cost_keys:
-            cost = self.model.batch_cost(self.class_bucket[c], size)
-            table[c * width + size] = (scales[self.class_model[c]], *cost)
-        scale, mean, mshare, fb = table[b_class * width + b_size].T
+        table = np.array([(scales[self.class_model[c]], *self.classification.cost(self.class_bucket[c], s, k))
+                          for c, s, k in rows.T.tolist()]).reshape(-1, 4)  # (scale, mean, memory share, fallback)
+        scale, mean, mshare, fb = table[inverse.ravel()].T if nb else np.zeros((4, 0))
         extra, reload = np.zeros(nb), np.zeros(nb)
         for d, a in ((v.b_extra, extra), (v.b_reload, reload)):
             if d:
@@ -123,14 +123,14 @@ class Engine:
             core=per_req(b_core, -1).astype(np.int16), imbalance_s=np.maximum(imbalance, 0.0),
             batch_core=b_core, batch_bucket=np.array(self.class_bucket, dtype=np.int32)[b_class],
             batch_model=np.array(self.class_model, dtype=np.int32)[b_class],
-            batch_size=b_size.astype(np.int32), batch_dispatch_s=b_disp,
+            batch_size=b_size.astype(np.int32), batch_shape_key=b_key, batch_dispatch_s=b_disp,
             batch_start_s=b_start, batch_end_s=b_end, batch_work_s=work,
             batch_reload_s=reload, batch_fallback_s=b_fb, batch_memory_share=b_mem,
             core_busy_s=np.array(v.busy_s, dtype=f8),
             core_batches=np.bincount(b_core.astype(np.int64), minlength=self.scenario.hardware.cores),
             residency={} if res is None else {"loads": res.loads, "evictions": res.evictions,
                                               "overcommits": res.overcommits},
-            labels=dict(self.classification.labels),
+            labels=dict(self.classification.labels), service=self.classification,
         )
 
 

@@ -36,7 +36,8 @@ def fast_path_applies(e: Engine) -> bool:
     sc = e.scenario
     if len(e.class_qs) != 1 or e.batching.sealed or not e.placement.conserving:
         return False
-    if sc.scheduler.timeout_s or sc.scheduler.max_queue or e.classification.extra_s is not None:
+    cls = e.classification
+    if sc.scheduler.timeout_s or sc.scheduler.max_queue or cls.extra_s is not None or cls.shape_key is not None:
         return False
     if sc.scheduler.discipline == "weighted":
         return False
@@ -46,7 +47,7 @@ def fast_path_applies(e: Engine) -> bool:
         return False
     if sc.hardware.cores > 1:  # no bandwidth contention possible
         bucket = e.class_bucket[0]
-        return all(e.model.batch_cost(bucket, s)[1] == 0.0 for s in range(1, sc.batching.max_batch + 1))
+        return all(cls.cost(bucket, s, 0)[1] == 0.0 for s in range(1, sc.batching.max_batch + 1))
     return True
 
 
@@ -147,7 +148,7 @@ def run_fifo(e: Engine) -> RunColumns:
 
     def mean_of(size: int) -> float:
         if size not in means:
-            means[size] = model.batch_cost(bucket, size)[0] * scale
+            means[size] = e.classification.cost(bucket, size, 0)[0] * scale
         return means[size]
 
     factors = _Factors(model, e.rng)
@@ -166,7 +167,8 @@ def run_fifo(e: Engine) -> RunColumns:
     refused = np.flatnonzero(req_batch < 0)
     return RunColumns(
         nbatch=nbatch, b_core=b_core, b_class=np.zeros(nbatch, dtype=np.int64), b_size=b_size,
+        b_key=np.zeros(nbatch, dtype=np.int64),
         b_start=b_start, b_end=b_end, b_disp=None, req_batch=req_batch, outcome=outcome,
         rejected_at=dict(zip(refused.tolist(), e.requests.arrival_s[refused].tolist(), strict=True)),
-        factor_chunks=factors.chunks, cost_keys=[(0, s) for s in means], b_extra={}, b_reload={},
+        factor_chunks=factors.chunks, b_extra={}, b_reload={},
         busy_s=busy)

@@ -56,6 +56,7 @@ def run_events(e: Engine) -> RunColumns:  # noqa: C901 - the event loop is one f
     key = [0.0] * n if online else discipline.keys(req.stream, sc)
     stream_of = req.stream.tolist()
     extra = cls.extra_s.tolist() if cls.extra_s is not None else None
+    shape_key = cls.shape_key.tolist() if cls.shape_key is not None else None
     take, deadline, sealed = batching.take, batching.deadline, batching.sealed
     timeout_s, max_queue = sc.scheduler.timeout_s, sc.scheduler.max_queue
     scales = [m.service_scale for m in sc.models] or [1.0]
@@ -69,6 +70,7 @@ def run_events(e: Engine) -> RunColumns:  # noqa: C901 - the event loop is one f
     b_core: list[int] = []
     b_class: list[int] = []
     b_size: list[int] = []
+    b_key: list[int] = []
     b_start, b_end = array("d", bytes(8 * n)), array("d", bytes(8 * n))  # batches <= requests
     b_disp = array("d", bytes(8 * n)) if sealed else b_start  # static: sealed before it starts
     b_extra: dict[int, float] = {}  # sparse: recompile pauses
@@ -82,7 +84,7 @@ def run_events(e: Engine) -> RunColumns:  # noqa: C901 - the event loop is one f
     heap: list[tuple] = []
     push, pop = heapq.heappush, heapq.heappop
     seq, waiting, demand = 0, 0, 0.0
-    cost_cache: dict[tuple[int, int], tuple[float, float]] = {}
+    cost_cache: dict[tuple[int, int, int], tuple[float, float]] = {}
     factor_chunks: list[np.ndarray] = []
     factors: list[float] = []
     fi = 0
@@ -110,10 +112,11 @@ def run_events(e: Engine) -> RunColumns:  # noqa: C901 - the event loop is one f
         """Batch ``members`` of class ``c`` starts on core ``k``."""
         nonlocal waiting, demand, nbatch, fi, factors
         size = len(members)
-        cost = cost_cache.get((c, size))
+        key = max([shape_key[r] for r in members]) if shape_key is not None else 0
+        cost = cost_cache.get((c, size, key))
         if cost is None:
-            mean, mshare, fb = model.batch_cost(class_bucket[c], size)
-            cost = cost_cache[(c, size)] = (mean * scales[class_model[c]], mshare)
+            mean, mshare, _ = cls.cost(class_bucket[c], size, key)
+            cost = cost_cache[(c, size, key)] = (mean * scales[class_model[c]], mshare)
         if fi == len(factors):  # one unit-mean factor per batch, drawn in chunks
             chunk = model.draw_factors(rng, FACTOR_CHUNK)
             factor_chunks.append(chunk)
@@ -140,6 +143,7 @@ def run_events(e: Engine) -> RunColumns:  # noqa: C901 - the event loop is one f
         b_core.append(k)
         b_class.append(c)
         b_size.append(size)
+        b_key.append(key)
         b_start[b] = now
         if sealed:
             b_disp[b] = t_disp
@@ -340,8 +344,8 @@ def run_events(e: Engine) -> RunColumns:  # noqa: C901 - the event loop is one f
                 block_t[c].append(now)
                 block_v[c].append(block_cum[c] + now - blocked_since[c])
     return RunColumns(
-        nbatch=nbatch, b_core=b_core, b_class=b_class, b_size=b_size, b_start=b_start, b_end=b_end,
+        nbatch=nbatch, b_core=b_core, b_class=b_class, b_size=b_size, b_key=b_key, b_start=b_start, b_end=b_end,
         b_disp=b_disp if sealed else None, req_batch=req_batch, outcome=outcome, rejected_at=rejected_at,
-        factor_chunks=factor_chunks, cost_keys=list(cost_cache), b_extra=b_extra, b_reload=b_reload,
+        factor_chunks=factor_chunks, b_extra=b_extra, b_reload=b_reload,
         busy_s=busy_s, residency=residency, block_curves=list(zip(block_t, block_v, strict=True)) if track else None)
 

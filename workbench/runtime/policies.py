@@ -137,8 +137,8 @@ class LeastLoaded:
     def __init__(self, cores: int):
         self.all = tuple(range(cores))
 
-    def eligible(self, stream: int) -> tuple[int, ...]:
-        """Cores a stream's batches may run on."""
+    def eligible(self, stream: int, bucket: int, bucket_cores=None) -> tuple[int, ...]:
+        """Cores a stream's batches of a bucket may run on."""
         return self.all
 
     def candidates(self, idle: list[int], busy_s: list[float]) -> list[int]:
@@ -168,18 +168,22 @@ class RoundRobin(LeastLoaded):
 
 
 class Pinned(LeastLoaded):
-    """Static placement: each stream's batches run only on its pinned cores."""
+    """Static placement: batches run only on their pinned cores (stream pins, or the plan's per bucket)."""
 
     conserving = False
 
     def __init__(self, scenario: Scenario):
         cores = scenario.hardware.cores
         super().__init__(cores)
-        self.pins = [tuple(s.pin) if s.pin else (i % cores,) for i, s in enumerate(scenario.streams)]
+        self.pins = [tuple(s.pin) for s in scenario.streams]
 
-    def eligible(self, stream: int) -> tuple[int, ...]:
-        """The stream's pinned cores."""
-        return self.pins[stream]
+    def eligible(self, stream: int, bucket: int, bucket_cores=None) -> tuple[int, ...]:
+        """The stream's own pins; else the compiler's placement of the bucket; else stream index mod cores."""
+        if self.pins[stream]:
+            return self.pins[stream]
+        if bucket_cores is not None:
+            return tuple(bucket_cores[bucket])
+        return (stream % len(self.all),)
 
     def candidates(self, idle: list[int], busy_s: list[float]) -> list[int]:
         """Idle cores by index."""

@@ -1,14 +1,13 @@
 """Service models: how long a batch takes, and how much of that time is HBM-bound.
 
-The runtime asks a service model two things:
+The runtime asks a service model for ``classify(requests)``: the shape bucket of
+every request (``-1`` = refused), optional per-request shape keys, extra seconds (a
+recompile pause), a static placement per bucket and labels for the trace, and the
+run's cost callable ``cost(bucket, size, key)``: the mean isolated service time of a
+batch (s), its memory-bound share in [0, 1], and the part of that time spent in
+mapping fallback (padding, generic kernels) (s).
 
-* ``classify(requests)``: the shape bucket of every request (``-1`` = refused), plus
-  optional per-request extra seconds (a recompile pause) and labels for the trace;
-* ``batch_cost(bucket, size)``: the mean isolated service time of a batch (s), its
-  memory-bound share in [0, 1], and the part of that time spent in mapping fallback
-  (padding, generic kernels) (s).
-
-The actual time of one batch is ``batch_cost(...)[0] * X`` with ``X`` drawn by
+The actual time of one batch is ``cost(...)[0] * X`` with ``X`` drawn by
 ``draw_factors`` (E[X] = 1). The abstract laws below give exponential, deterministic
 and lognormal ``X`` and let the runtime be checked against queueing theory; the
 compiler's plans implement the same protocol.
@@ -17,6 +16,7 @@ compiler's plans implement the same protocol.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -28,23 +28,23 @@ from workbench.runtime.workload import Requests
 
 @dataclass(frozen=True, slots=True)
 class Classification:
-    """Per-request result of a service model's shape lookup."""
+    """Per-request result of a service model's shape lookup, and how to time its batches."""
 
     bucket: np.ndarray  # int32 bucket index; -1 = refused (out of envelope, policy reject)
     bucket_names: tuple[str, ...]
-    extra_s: np.ndarray | None = None  # s added to the batch that carries the request
-    labels: dict[str, np.ndarray] = field(default_factory=dict)  # extra trace columns
+    cost: Callable[[int, int, int], tuple[float, float, float]]  # (bucket, size, shape key) -> see batch_cost
+    shape_key: np.ndarray | None = None  # int per request; a batch is timed at its members' largest key
+    extra_s: np.ndarray | None = None  # s added to the batch that carries the request (a recompile)
+    bucket_cores: tuple[tuple[int, ...], ...] | None = None  # the compiler's static placement per bucket
+    labels: dict[str, np.ndarray] = field(default_factory=dict)  # extra per-request trace columns
+    info: dict = field(default_factory=dict)  # anything else the analysis may want (reason strings)
 
 
 class ServiceModel(Protocol):
     """What the runtime needs from anything that times batches."""
 
     def classify(self, requests: Requests) -> Classification:
-        """Bucket every request; may refuse some."""
-        ...
-
-    def batch_cost(self, bucket: int, size: int) -> tuple[float, float, float]:
-        """(mean isolated seconds, memory-bound share, seconds of it spent in fallback)."""
+        """Bucket every request (may refuse some) and give the cost callable for the run."""
         ...
 
     def draw_factors(self, rng: np.random.Generator, n: int) -> np.ndarray:
@@ -64,9 +64,10 @@ class AbstractLaw:
 
     def classify(self, requests: Requests) -> Classification:
         """One bucket for every request."""
-        return Classification(bucket=np.zeros(len(requests), dtype=np.int32), bucket_names=("all",))
+        return Classification(bucket=np.zeros(len(requests), dtype=np.int32), bucket_names=("all",),
+                              cost=self.batch_cost)
 
-    def batch_cost(self, bucket: int, size: int) -> tuple[float, float, float]:
+    def batch_cost(self, bucket: int, size: int, key: int = 0) -> tuple[float, float, float]:
         """Mean time of a batch of ``size`` and the law's memory share."""
         s = self.service
         return s.base_s + s.per_item_s * size, s.memory_share, 0.0

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -44,6 +45,7 @@ class Trace:
     batch_bucket: np.ndarray  # int32
     batch_model: np.ndarray  # int32
     batch_size: np.ndarray  # int32
+    batch_shape_key: np.ndarray  # int64, the shape the batch was timed at (0 for abstract laws)
     batch_dispatch_s: np.ndarray  # float64
     batch_start_s: np.ndarray  # float64
     batch_end_s: np.ndarray  # float64
@@ -57,6 +59,7 @@ class Trace:
     # residency counters
     residency: dict[str, int] = field(default_factory=dict)
     labels: dict[str, np.ndarray] = field(default_factory=dict)  # the service model's extra columns
+    service: Any = None  # the run's Classification (cost callable, reasons), for the analysis
 
     @property
     def completed(self) -> np.ndarray:

@@ -1,0 +1,101 @@
+"""``compile_plan``: the compiler as one straight line of passes.
+
+    graph --verify--> fuse_ops --> choose_layout (per bucket) --> place_buckets --> Plan
+
+Each pass is a pure function; ``trace=True`` keeps every pass's artefact on the plan
+(``plan.passes``) so a notebook can show the graph after each step.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from workbench.compiler import envelope as env
+from workbench.compiler.cost import choose_layout
+from workbench.compiler.fusion import fuse_ops
+from workbench.compiler.plan import GENERIC_TILING, CompiledBucket, CompileOptions, Mapping, Plan
+from workbench.errors import ConfigError
+from workbench.graph import Graph, verify
+from workbench.hardware import Hardware
+
+
+def place_buckets(loads: list[float], cores: int) -> tuple[tuple[int, ...], ...]:
+    """Static placement: buckets onto cores by predicted load, longest first (LPT).
+
+    With at least as many buckets as cores each bucket gets the least-loaded core; with
+    fewer, the cores are shared out in proportion to load (at least one each).
+    """
+    n = len(loads)
+    if n >= cores:
+        assigned: list[tuple[int, ...]] = [()] * n
+        core_load = [0.0] * cores
+        for b in sorted(range(n), key=lambda i: (-loads[i], i)):
+            k = min(range(cores), key=lambda c: (core_load[c], c))
+            assigned[b] = (k,)
+            core_load[k] += loads[b]
+        return tuple(assigned)
+    total = sum(loads) or 1.0
+    counts = [1] * n
+    for _ in range(cores - n):  # give each spare core to the bucket with most load per core
+        counts[max(range(n), key=lambda i: (loads[i] / total / counts[i], -i))] += 1
+    out, nxt = [], 0
+    for c in counts:
+        out.append(tuple(range(nxt, nxt + c)))
+        nxt += c
+    return tuple(out)
+
+
+def _mapping(graph: Graph, kernels, hw: Hardware, opts: CompileOptions, dim: str, value: int,
+             calibration) -> Mapping:
+    dims = {"batch": opts.compile_batch, dim: value}
+    return Mapping(kernels, choose_layout(graph, kernels, dims, hw, calibration))
+
+
+def compile_plan(graph: Graph, hardware: Hardware, envelope: dict[str, list], options: CompileOptions | None = None,
+                 calibration=None, expected_shares: list[float] | None = None, trace: bool = False) -> Plan:
+    """Compile ``graph`` for ``envelope`` on ``hardware``: one specialised mapping per bucket."""
+    opts = options or CompileOptions()
+    # verify where the IR enters the pipeline
+    verify(graph)
+    per_request = [s for s in graph.symbols if s != "batch"]
+    if len(envelope) != 1 or next(iter(envelope)) not in per_request:
+        raise ConfigError("envelope", envelope, f"must give buckets for exactly the dim {per_request}")
+    dim, spec = next(iter(envelope.items()))
+    buckets = env.parse_envelope(dim, spec)
+    passes: list[tuple[str, object]] = [("input", graph)]
+    # fusion is shape-independent: one partition serves every bucket
+    kernels = fuse_ops(graph, opts.fusion, opts.max_depth)
+    passes.append(("fuse_ops", kernels))
+    # layout and tiling are specialised per bucket, at its opt shape and the compile batch
+    mappings = [_mapping(graph, kernels, hardware, opts, dim, b.opt, calibration) for b in buckets]
+    passes.append(("choose_layout", {b.name: m.tilings for b, m in zip(buckets, mappings, strict=True)}))
+    draft = Plan(graph, hardware, opts, dim, (), Mapping((), ()), calibration)
+    predicted = [tuple(draft.mapping_time(m, s, b.opt)[0] for s in range(1, opts.max_batch + 1))
+                 for b, m in zip(buckets, mappings, strict=True)]
+    # static placement: predicted load = expected traffic share x latency at the compile batch
+    shares = expected_shares or [1.0 / len(buckets)] * len(buckets)
+    if len(shares) != len(buckets):
+        raise ConfigError("expected_shares", shares, f"needs one share per bucket ({len(buckets)})")
+    loads = [s * p[min(opts.compile_batch, opts.max_batch) - 1] for s, p in zip(shares, predicted, strict=True)]
+    cores = place_buckets(loads, hardware.cores)
+    passes.append(("place_buckets", {b.name: c for b, c in zip(buckets, cores, strict=True)}))
+    # the generic fallback: unfused, one fixed tiling, no specialisation
+    singles = fuse_ops(graph, "none")
+    generic = Mapping(singles, (GENERIC_TILING,) * len(singles))
+    compiled = tuple(CompiledBucket(b, m, c, p)
+                     for b, m, c, p in zip(buckets, mappings, cores, predicted, strict=True))
+    plan = Plan(graph, hardware, opts, dim, compiled, generic, calibration)
+    # verify where the IR leaves the pipeline
+    verify(plan.graph)
+    if trace:
+        passes.append(("plan", plan))
+        plan = dataclasses.replace(plan, passes=tuple(passes))
+    return plan
+
+
+def compile_bucket(plan: Plan, bucket: env.Bucket, index: int) -> CompiledBucket:
+    """A recompile: the same passes for one new bucket, placed round-robin over the cores."""
+    kernels = plan.buckets[0].mapping.kernels
+    m = _mapping(plan.graph, kernels, plan.hardware, plan.options, plan.dim, bucket.opt, plan.calibration)
+    predicted = tuple(plan.mapping_time(m, s, bucket.opt)[0] for s in range(1, plan.options.max_batch + 1))
+    return CompiledBucket(bucket, m, (index % plan.hardware.cores,), predicted, origin="recompile")

@@ -1,0 +1,262 @@
+"""Compiled plans: one specialised mapping per shape bucket, and the plan as a service model.
+
+A :class:`Plan` holds, per bucket, the fused kernels, their tilings (chosen at the
+bucket's ``opt`` and the compile batch size), the cores it is statically placed on and
+its predicted latency per batch size. As a service model for the runtime it buckets
+every live request (hits, and misses through the out-of-envelope policy, see
+:mod:`workbench.compiler.envelope`) and times each batch with the roofline cost model
+at the batch's real shape: the largest request in the batch, rounded up to
+``granule``. The prediction is the cost at ``opt`` in isolation; the observation adds
+the real shape, HBM contention from the other cores, and optional kernel-time noise,
+so prediction error emerges where the compiler's assumptions stop holding.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from workbench.compiler import envelope as env
+from workbench.compiler.cost import KernelCost, Tiling, cost_kernel
+from workbench.compiler.fusion import Kernel
+from workbench.errors import ConfigError, check, check_non_negative, check_one_of
+from workbench.graph import Graph
+from workbench.hardware import Hardware
+from workbench.runtime.service import Classification
+from workbench.runtime.workload import Requests
+
+GENERIC_TILING = Tiling(64, "streamed")
+
+
+@dataclass(frozen=True, slots=True)
+class CompileOptions:
+    """Everything ``compile_plan`` takes besides the graph, the hardware and the envelope."""
+
+    fusion: str = "elementwise"  # none | elementwise | aggressive
+    max_depth: int = 32  # ops per fused kernel
+    out_of_envelope: str = "fallback"  # reject | pad | recompile | fallback
+    recompile_limit: int = 8  # torch.compile's default recompile limit
+    recompile_pause_s: float = 0.25  # s, a compile on first sight of a shape
+    generic_slowdown: float = 1.5  # fallback mapping vs its roofline: no shape-specific tactics
+    max_batch: int = 8  # the predicted-latency table covers batch sizes 1..max_batch
+    compile_batch: int = 8  # batch size the layout is tuned for
+    noise_cv: float = 0.0  # lognormal jitter of observed batch times (cv)
+    granule: int = 8  # live shapes are rounded up to a multiple of this before costing
+
+    def __post_init__(self) -> None:
+        check_one_of("fusion", self.fusion, ("none", "elementwise", "aggressive"))
+        check_one_of("out_of_envelope", self.out_of_envelope, env.POLICIES)
+        for k in ("max_depth", "max_batch", "compile_batch", "granule"):
+            v = getattr(self, k)
+            check(isinstance(v, int) and v >= 1, k, v, "must be an integer >= 1")
+        check(isinstance(self.recompile_limit, int) and self.recompile_limit >= 0, "recompile_limit",
+              self.recompile_limit, "must be an integer >= 0")
+        check_non_negative("recompile_pause_s", self.recompile_pause_s)
+        check(self.generic_slowdown >= 1.0, "generic_slowdown", self.generic_slowdown, "must be >= 1")
+        check_non_negative("noise_cv", self.noise_cv)
+
+
+@dataclass(frozen=True, slots=True)
+class Mapping:
+    """Kernels and their tilings: what a bucket (or the generic fallback) runs."""
+
+    kernels: tuple[Kernel, ...]
+    tilings: tuple[Tiling, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledBucket:
+    """One bucket's specialised mapping, static placement and predicted latencies."""
+
+    bucket: env.Bucket
+    mapping: Mapping
+    cores: tuple[int, ...]
+    predicted_s: tuple[float, ...]  # isolated latency at opt, batch sizes 1..max_batch
+    origin: str = "envelope"  # envelope | recompile
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A compiled plan: buckets, the generic fallback, options. Also a runtime service model."""
+
+    graph: Graph
+    hardware: Hardware
+    options: CompileOptions
+    dim: str  # the per-request symbolic dim the buckets range over
+    buckets: tuple[CompiledBucket, ...]
+    generic: Mapping
+    calibration: object = None
+    passes: tuple[tuple[str, object], ...] = ()  # (pass, artefact) when compiled with trace=True
+    _memo: dict = field(default_factory=dict, compare=False, repr=False)  # cost memo, not state
+
+    # --- costing -----------------------------------------------------------------------
+
+    def kernel_costs(self, mapping: Mapping, batch: int, value: int) -> tuple[KernelCost, ...]:
+        """Every kernel of ``mapping`` costed at (batch, value)."""
+        key = (id(mapping), batch, value)
+        if key not in self._memo:
+            dims = {"batch": batch, self.dim: value}
+            self._memo[key] = tuple(cost_kernel(self.graph, k, dims, self.hardware, t, self.calibration)
+                                    for k, t in zip(mapping.kernels, mapping.tilings, strict=True))
+        return self._memo[key]
+
+    def mapping_time(self, mapping: Mapping, batch: int, value: int) -> tuple[float, float]:
+        """(seconds, memory-bound share) of a batch through ``mapping``."""
+        costs = self.kernel_costs(mapping, batch, value)
+        total = sum(c.seconds for c in costs)
+        memory = sum(c.seconds for c in costs if c.memory_bound)
+        return total, (memory / total if total > 0 else 0.0)
+
+    def predict(self, bucket: int, batch: int) -> float:
+        """The compiler's predicted latency of a batch in a bucket (isolated, at opt)."""
+        b = self.buckets[bucket]
+        if batch <= len(b.predicted_s):
+            return b.predicted_s[batch - 1]
+        return self.mapping_time(b.mapping, batch, b.bucket.opt)[0]
+
+    # --- the service-model protocol ----------------------------------------------------
+
+    def classify(self, requests: Requests) -> Classification:
+        """Bucket every request; misses go through the out-of-envelope policy."""
+        return _classify(self, requests)
+
+    def draw_factors(self, rng: np.random.Generator, n: int) -> np.ndarray:
+        """Unit-mean lognormal kernel-time noise (ones when ``noise_cv`` is 0)."""
+        cv = self.options.noise_cv
+        if cv == 0:
+            return np.ones(n)
+        s2 = math.log1p(cv**2)
+        return rng.lognormal(-s2 / 2, math.sqrt(s2), n)
+
+
+@dataclass
+class PlanRun:
+    """The buckets one run ends up with: the plan's, plus those its recompiles add."""
+
+    plan: Plan
+    extra: list[CompiledBucket]
+
+    @property
+    def all(self) -> list[CompiledBucket]:
+        return list(self.plan.buckets) + self.extra
+
+    def ids(self) -> tuple[int, int, int]:
+        """First ids of the pad buckets, the recompiled buckets, and the generic bucket."""
+        k = len(self.plan.buckets)
+        return k, 2 * k, 2 * k + len(self.extra)
+
+    def names(self) -> tuple[str, ...]:
+        own = [b.bucket.name for b in self.plan.buckets]
+        return tuple(own + [f"pad->{n}" for n in own] + [f"{b.bucket.name}*" for b in self.extra] + ["generic"])
+
+    def kind(self, bucket: int) -> str:
+        """envelope | pad | recompile | generic."""
+        pad0, rec0, gen = self.ids()
+        return "envelope" if bucket < pad0 else "pad" if bucket < rec0 else "recompile" if bucket < gen else "generic"
+
+    def mapping(self, bucket: int) -> tuple[Mapping, int]:
+        """The mapping a bucket id runs, and the smallest value it runs at."""
+        plan, (pad0, rec0, gen) = self.plan, self.ids()
+        if bucket < pad0:
+            return plan.buckets[bucket].mapping, 1
+        if bucket < rec0:
+            b = plan.buckets[bucket - pad0]
+            return b.mapping, b.bucket.min
+        if bucket < gen:
+            return self.extra[bucket - rec0].mapping, 1
+        return plan.generic, 1
+
+    def batch_profile(self, bucket: int, size: int, value: int) -> dict[str, float]:
+        """Launches, spilled bytes and the compiler's prediction for a batch (isolated, no noise)."""
+        mapping, floor = self.mapping(bucket)
+        costs = self.plan.kernel_costs(mapping, size, max(value, floor))
+        kind = self.kind(bucket)
+        if kind == "envelope":
+            predicted = self.plan.predict(bucket, size)
+        elif kind == "recompile":
+            b = self.extra[bucket - self.ids()[1]]
+            predicted = b.predicted_s[size - 1] if size <= len(b.predicted_s) else float("nan")
+        else:
+            predicted = float("nan")  # no compile-time prediction for padded or generic runs
+        return {"launches": float(len(costs)), "spill_bytes": sum(c.spill_bytes for c in costs),
+                "predicted_s": predicted}
+
+    def cost(self, bucket: int, size: int, value: int) -> tuple[float, float, float]:
+        """(seconds, memory share, fallback seconds) of a batch: the runtime's cost callable."""
+        plan, (pad0, rec0, gen) = self.plan, self.ids()
+        if bucket < pad0:
+            return (*plan.mapping_time(plan.buckets[bucket].mapping, size, value), 0.0)
+        if bucket < rec0:  # padded up to the target bucket's min: the difference is waste
+            b = plan.buckets[bucket - pad0]
+            t, m = plan.mapping_time(b.mapping, size, max(value, b.bucket.min))
+            return t, m, t - plan.mapping_time(b.mapping, size, value)[0]
+        if bucket < gen:
+            return (*plan.mapping_time(self.extra[bucket - rec0].mapping, size, value), 0.0)
+        t, m = plan.mapping_time(plan.generic, size, value)
+        t *= plan.options.generic_slowdown
+        specialised = plan.mapping_time(plan.buckets[-1].mapping, size, value)[0]
+        return t, m, max(t - specialised, 0.0)
+
+
+def _classify(plan: Plan, requests: Requests) -> Classification:
+    from workbench.compiler.pipeline import compile_bucket  # the pipeline imports this module
+
+    if plan.dim not in requests.shapes or (requests.shapes[plan.dim] <= 0).any():
+        raise ConfigError(f"streams.shapes.{plan.dim}", None,
+                          f"every stream must give the {plan.graph.name} dim {plan.dim!r}")
+    g = plan.options.granule
+    values = requests.shapes[plan.dim]
+    keys = -(-values // g) * g
+    bounds = [b.bucket for b in plan.buckets]
+    mins = np.array([b.min for b in bounds])
+    maxs = np.array([b.max for b in bounds])
+    idx = np.searchsorted(maxs, values, side="left")
+    hit = (idx < len(bounds)) & (values >= mins[np.minimum(idx, len(bounds) - 1)])
+    bucket = np.where(hit, idx, -1).astype(np.int32)
+    kind = np.where(hit, env.HIT, env.REJECTED).astype(np.int8)
+    reason = np.full(len(values), -1, dtype=np.int16)
+    reasons: list[str] = []
+    extra_s = None
+    run = PlanRun(plan, [])
+    policy = plan.options.out_of_envelope
+    misses = np.flatnonzero(~hit)
+    for v in np.unique(values[misses]).tolist():  # reasons named by bound, like guard failures
+        r = env.miss_reason(tuple(bounds), v)
+        if r not in reasons:
+            reasons.append(r)
+    reason_of = {v: reasons.index(env.miss_reason(tuple(bounds), v)) for v in np.unique(values[misses]).tolist()}
+    reason[misses] = [reason_of[v] for v in values[misses].tolist()]
+    if policy == "pad":
+        above = idx[misses] < len(bounds)  # a bucket with a larger max exists: pad up to it
+        bucket[misses[above]] = len(bounds) + idx[misses[above]]
+        kind[misses[above]] = env.PADDED
+    elif policy == "fallback":
+        bucket[misses] = -2  # the generic bucket, numbered once recompiles are known (none here)
+        kind[misses] = env.FALLBACK
+    elif policy == "recompile":
+        extra_s = np.zeros(len(values))
+        for i in misses.tolist():
+            v = int(values[i])
+            j = env.lookup(tuple(b.bucket for b in run.extra), v)
+            if j >= 0:
+                bucket[i], kind[i] = 2 * len(bounds) + j, env.HIT
+            elif len(run.extra) < plan.options.recompile_limit:
+                new = env.recompiled_bucket(tuple(b.bucket for b in run.all), v)
+                run.extra.append(compile_bucket(plan, new, len(run.extra)))
+                bucket[i], kind[i] = 2 * len(bounds) + len(run.extra) - 1, env.RECOMPILED
+                extra_s[i] = plan.options.recompile_pause_s
+            else:
+                bucket[i], kind[i] = -2, env.FALLBACK
+                limit = f"{plan.dim}: recompile limit ({plan.options.recompile_limit}) reached"
+                if limit not in reasons:
+                    reasons.append(limit)
+                reason[i] = reasons.index(limit)
+    generic = run.ids()[2]
+    bucket[bucket == -2] = generic
+    cores = tuple(b.cores for b in plan.buckets) + tuple(b.cores for b in plan.buckets) \
+        + tuple(b.cores for b in run.extra) + (tuple(range(plan.hardware.cores)),)
+    return Classification(bucket=bucket, bucket_names=run.names(), cost=run.cost, shape_key=keys,
+                          extra_s=extra_s, bucket_cores=cores,
+                          labels={"mapping": kind, "miss_reason": reason}, info={"reasons": tuple(reasons), "run": run})

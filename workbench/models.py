@@ -1,0 +1,99 @@
+"""Example graphs: an MLP, a transformer block and a conv block, with symbolic dims.
+
+Each builder returns a verified :class:`~workbench.graph.Graph` whose activations are
+shaped by the symbolic dims ``batch`` and a per-request dim (``seq`` for token models,
+``hw`` for images), and whose parameters are static. FLOPs and bytes of every op
+follow from the op table at any concrete shape (``Node.flops``, ``Node.bytes``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from workbench.errors import ConfigError, check
+from workbench.graph import Builder, Graph, Op
+
+
+def mlp(d_model: int = 1024, d_ff: int = 4096) -> Graph:
+    """A token MLP: up-projection, bias, GELU, down-projection, bias."""
+    b = Builder("mlp")
+    x = b.add("x", Op.INPUT, shape=("batch", "seq", d_model))
+    w1 = b.add("w1", Op.PARAM, shape=(d_model, d_ff))
+    b1 = b.add("b1", Op.PARAM, shape=(d_ff,))
+    w2 = b.add("w2", Op.PARAM, shape=(d_ff, d_model))
+    b2 = b.add("b2", Op.PARAM, shape=(d_model,))
+    h = b.add("up", Op.MATMUL, (x, w1))
+    h = b.add("up_bias", Op.BIAS_ADD, (h, b1))
+    h = b.add("gelu", Op.GELU, (h,))
+    h = b.add("down", Op.MATMUL, (h, w2))
+    h = b.add("down_bias", Op.BIAS_ADD, (h, b2))
+    return b.build((h,))
+
+
+def transformer_block(d_model: int = 1024, heads: int = 16, d_ff: int | None = None) -> Graph:
+    """A pre-norm transformer block: attention sub-block and GELU MLP, each with a residual add."""
+    d_ff = d_ff or 4 * d_model
+    check(d_model % heads == 0, "params.heads", heads, f"must divide d_model ({d_model})")
+    b = Builder("transformer_block")
+    x = b.add("x", Op.INPUT, shape=("batch", "seq", d_model))
+    wqkv = b.add("w_qkv", Op.PARAM, shape=(d_model, 3 * d_model))
+    wo = b.add("w_o", Op.PARAM, shape=(d_model, d_model))
+    w1 = b.add("w1", Op.PARAM, shape=(d_model, d_ff))
+    b1 = b.add("b1", Op.PARAM, shape=(d_ff,))
+    w2 = b.add("w2", Op.PARAM, shape=(d_ff, d_model))
+    h = b.add("ln1", Op.LAYERNORM, (x,))
+    qkv = b.add("qkv", Op.MATMUL, (h, wqkv))
+    q = b.add("q", Op.SPLIT_HEADS, (qkv,), heads=heads, parts=3)
+    k = b.add("k", Op.SPLIT_HEADS, (qkv,), heads=heads, parts=3)
+    v = b.add("v", Op.SPLIT_HEADS, (qkv,), heads=heads, parts=3)
+    s = b.add("scores", Op.BATCH_MATMUL, (q, k), transpose_b=True)
+    s = b.add("scale", Op.MUL, (s,), factor=(d_model // heads) ** -0.5)
+    p = b.add("softmax", Op.SOFTMAX, (s,))
+    c = b.add("context", Op.BATCH_MATMUL, (p, v))
+    c = b.add("merge", Op.MERGE_HEADS, (c,))
+    o = b.add("attn_out", Op.MATMUL, (c, wo))
+    r1 = b.add("residual1", Op.ADD, (x, o))
+    h = b.add("ln2", Op.LAYERNORM, (r1,))
+    h = b.add("up", Op.MATMUL, (h, w1))
+    h = b.add("up_bias", Op.BIAS_ADD, (h, b1))
+    h = b.add("gelu", Op.GELU, (h,))
+    h = b.add("down", Op.MATMUL, (h, w2))
+    r2 = b.add("residual2", Op.ADD, (r1, h))
+    return b.build((r2,))
+
+
+def conv_block(channels: int = 128, kernel: int = 3) -> Graph:
+    """A residual conv block (NHWC): conv, bias, ReLU, conv, bias, residual add, ReLU."""
+    b = Builder("conv_block")
+    x = b.add("x", Op.INPUT, shape=("batch", "hw", "hw", channels))
+    w1 = b.add("w1", Op.PARAM, shape=(kernel, kernel, channels, channels))
+    b1 = b.add("b1", Op.PARAM, shape=(channels,))
+    w2 = b.add("w2", Op.PARAM, shape=(kernel, kernel, channels, channels))
+    b2 = b.add("b2", Op.PARAM, shape=(channels,))
+    h = b.add("conv1", Op.CONV2D, (x, w1))
+    h = b.add("bias1", Op.BIAS_ADD, (h, b1))
+    h = b.add("relu1", Op.RELU, (h,))
+    h = b.add("conv2", Op.CONV2D, (h, w2))
+    h = b.add("bias2", Op.BIAS_ADD, (h, b2))
+    h = b.add("residual", Op.ADD, (x, h))
+    h = b.add("relu2", Op.RELU, (h,))
+    return b.build((h,))
+
+
+BUILDERS: dict[str, Callable[..., Graph]] = {"mlp": mlp, "transformer_block": transformer_block,
+                                              "conv_block": conv_block}
+REQUEST_DIM = {"mlp": "seq", "transformer_block": "seq", "conv_block": "hw"}
+
+
+def build(name: str, params: dict | None = None) -> Graph:
+    """A model graph by name, with keyword parameters checked."""
+    if name not in BUILDERS:
+        raise ConfigError("graph", name, f"must be one of {', '.join(BUILDERS)}")
+    params = dict(params or {})
+    fn = BUILDERS[name]
+    allowed = fn.__code__.co_varnames[: fn.__code__.co_argcount]
+    for k, v in params.items():
+        check(k in allowed, f"params.{k}", v, f"unknown parameter of {name} (known: {', '.join(allowed)})")
+        check(isinstance(v, int) and not isinstance(v, bool) and v > 0, f"params.{k}", v,
+              "must be an integer > 0")
+    return fn(**params)

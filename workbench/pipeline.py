@@ -1,0 +1,46 @@
+"""The whole pipeline for one scenario: compile a plan (if it has a ``[model]``), then run it.
+
+    compile plan -> runtime queue -> core placement -> completion and tail behaviour
+
+The runtime never imports the compiler: a plan reaches it only as a service model.
+"""
+
+from __future__ import annotations
+
+from workbench.compiler.pipeline import compile_plan
+from workbench.compiler.plan import CompileOptions, Plan
+from workbench.config import Scenario
+from workbench.models import REQUEST_DIM, build
+from workbench.runtime.engine import simulate
+from workbench.runtime.service import AbstractLaw, ServiceModel
+from workbench.runtime.trace import Trace
+
+
+def compile_scenario(scenario: Scenario, trace: bool = False) -> Plan:
+    """The plan a scenario's ``[model]`` section asks for, on its hardware."""
+    spec = scenario.model
+    if spec is None:
+        raise ValueError(f"scenario {scenario.name} has no [model] section")
+    calibration = None
+    if spec.profile:
+        from workbench.compiler.calibrate import load_profile
+
+        calibration = load_profile(spec.profile, scenario.hardware)
+    opts = CompileOptions(fusion=spec.fusion, max_depth=spec.max_depth, out_of_envelope=spec.out_of_envelope,
+                          recompile_limit=spec.recompile_limit, recompile_pause_s=spec.recompile_pause_s,
+                          generic_slowdown=spec.generic_slowdown, noise_cv=spec.noise_cv, granule=spec.granule,
+                          max_batch=scenario.batching.max_batch, compile_batch=scenario.batching.max_batch)
+    graph = build(spec.graph, spec.params)
+    envelope = {REQUEST_DIM[spec.graph]: spec.envelope[REQUEST_DIM[spec.graph]]}
+    return compile_plan(graph, scenario.hardware, envelope, opts, calibration,
+                        list(spec.expected_shares) or None, trace=trace)
+
+
+def service_model(scenario: Scenario) -> ServiceModel:
+    """The scenario's service model: its compiled plan, or its abstract law."""
+    return compile_scenario(scenario) if scenario.model is not None else AbstractLaw(scenario.service)
+
+
+def run_scenario(scenario: Scenario, model: ServiceModel | None = None) -> Trace:
+    """Compile (if needed) and simulate a scenario."""
+    return simulate(scenario, model if model is not None else service_model(scenario))
