@@ -169,3 +169,66 @@ def test_overload_with_unbounded_queue_ends_and_says_so(tmp_toml):
     assert s["load"]["queue_growth_rps"] > 1.0  # 6/s offered against 4/s of capacity: ~2/s of backlog
     r = run_cli("run", str(tmp_toml(text)))
     assert "WARNING overloaded" in r.stdout
+
+
+MODEL = """
+seed = 3
+requests = 2000
+
+[hardware]
+cores = 2
+
+[batching]
+policy = "dynamic"
+max_batch = 4
+max_delay_s = 0.001
+
+[model]
+graph = "transformer_block"
+params = { d_model = 256, heads = 4 }
+fusion = "elementwise"
+envelope = { seq = [128, 256, 512] }
+out_of_envelope = "fallback"
+
+[[streams]]
+name = "chat"
+rate = 400
+shapes = { seq = { dist = "lognormal", median = 300, sigma = 0.4 } }
+"""
+
+MODEL_KEYS = {"bucket_hit_rate", "misses", "launches_per_request", "spill_bytes_per_request", "prediction_error"}
+
+
+def test_model_section_runs_and_json_gains_mapping_keys(tmp_toml):
+    r = run_cli("run", str(tmp_toml(MODEL)), "--json")
+    assert r.returncode == 0, r.stderr
+    s = json.loads(r.stdout)
+    assert MODEL_KEYS <= set(s)
+    assert 0.5 < s["bucket_hit_rate"] < 1.0  # median 300, sigma 0.4: some requests pass 512
+    assert s["misses"]["by_reason"] == {"seq > 512 (max of the largest bucket)": s["misses"]["by_outcome"]["fallback"]}
+    assert s["launches_per_request"] > 0
+
+
+BAD_MODEL = [
+    ("fusion", MODEL.replace('fusion = "elementwise"', 'fusion = "max"'), "model.fusion", "'max'"),
+    ("policy", MODEL.replace('"fallback"', '"ignore"'), "model.out_of_envelope", "'ignore'"),
+    ("unsorted", MODEL.replace("[128, 256, 512]", "[256, 128]"), "model.envelope.seq", "[256, 128]"),
+    ("empty", MODEL.replace("[128, 256, 512]", "[]"), "model.envelope.seq", "[]"),
+    ("wrong dim", MODEL.replace("envelope = { seq", "envelope = { hw"), "model.envelope", "'hw'"),
+    ("graph", MODEL.replace('"transformer_block"', '"resnet"'), "model.graph", "'resnet'"),
+    ("heads", MODEL.replace("heads = 4", "heads = 3"), "model.params.heads", "3"),
+    ("no shapes", MODEL.replace('shapes = { seq = { dist = "lognormal", median = 300, sigma = 0.4 } }', ""),
+     "streams[0].shapes", "{}"),
+    ("bad median", MODEL.replace("median = 300", "median = -1"), "streams[0].shapes.seq.median", "-1.0"),
+    ("both", MODEL + '\n[service]\nlaw = "deterministic"\n', "model", "[service]"),
+]
+
+
+@pytest.mark.parametrize("label,text,key,value", BAD_MODEL, ids=[b[0] for b in BAD_MODEL])
+def test_bad_model_section_one_clear_line_exit_2(tmp_toml, label, text, key, value):
+    path = tmp_toml(text)
+    r = run_cli("run", str(path))
+    assert r.returncode == 2, r.stdout
+    line = r.stderr.strip()
+    assert "\n" not in line and "Traceback" not in line
+    assert str(path) in line and key in line and value in line, line

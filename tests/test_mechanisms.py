@@ -1,0 +1,105 @@
+"""The four compiler-runtime mechanisms, emerging from the model (directions and sizes, not exact numbers)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from workbench.analysis.metrics import summarize
+from workbench.config import ShapeDist, Stream
+from workbench.errors import ConfigError
+from workbench.pipeline import run_scenario
+from workbench.scenario import load_scenario
+
+
+def with_median(sc, median, envelope=None, requests=15_000):
+    s = sc.streams[0]
+    stream = dataclasses.replace(s, shapes={"seq": ShapeDist("lognormal", median=median, sigma=0.5)})
+    model = sc.model if envelope is None else dataclasses.replace(sc.model, envelope={"seq": envelope})
+    return dataclasses.replace(sc, streams=(stream,), model=model, requests=requests)
+
+
+@pytest.fixture(scope="module")
+def drift():
+    return load_scenario("shape_drift")
+
+
+def test_shape_drift_hit_rate_falls_and_p99_moves_before_p50(drift):
+    runs = {m: summarize(run_scenario(with_median(drift, m))) for m in (200, 350, 600)}
+    hit = [runs[m]["bucket_hit_rate"] for m in (200, 350, 600)]
+    missed = [runs[m]["misses"]["by_outcome"]["fallback"] for m in (200, 350, 600)]
+    assert hit[0] > 0.9 and hit[0] > hit[1] > hit[2]
+    assert missed[0] < missed[1] < missed[2]
+    p50 = [runs[m]["latency_s"]["p50"] for m in (200, 350, 600)]
+    p99 = [runs[m]["latency_s"]["p99"] for m in (200, 350, 600)]
+    # a few misses past the envelope: the tail grows far more than the median
+    assert p99[1] - p99[0] > 3 * (p50[1] - p50[0])
+    assert runs[350]["tail_drivers"]["mapping_fallback"] > 0.2
+
+
+def test_buckets_that_cover_the_drift_restore_p99(drift):
+    narrow = summarize(run_scenario(with_median(drift, 600)))
+    wide = summarize(run_scenario(with_median(drift, 600, envelope=[128, 256, 512, 1024, 2048])))
+    assert wide["bucket_hit_rate"] > 0.99
+    assert wide["latency_s"]["p99"] < 0.6 * narrow["latency_s"]["p99"]
+
+
+def test_the_drifting_stream_loses_hit_rate_over_time(drift):
+    tr = run_scenario(drift)  # the median ramps from 200 to 900 between 10 s and 80 s
+    hit = (tr.bucket >= 0) & (tr.bucket < 3)
+    tenth = len(hit) // 10
+    assert hit[:tenth].mean() > 0.95 and hit[-tenth:].mean() < 0.3
+
+
+@pytest.fixture(scope="module")
+def fusion():
+    return load_scenario("fusion_memory_bursts")
+
+
+def fused(sc, level, **kw):
+    return dataclasses.replace(sc, model=dataclasses.replace(sc.model, fusion=level), **kw)
+
+
+def test_aggressive_fusion_fewer_launches_lower_mean_at_low_load(fusion):
+    low = {lvl: summarize(run_scenario(fused(fusion, lvl, requests=3000, streams=(
+        dataclasses.replace(fusion.streams[0], arrivals=dataclasses.replace(fusion.streams[0].arrivals, rate=100.0)),
+    )))) for lvl in ("none", "elementwise", "aggressive")}
+    assert low["aggressive"]["launches_per_request"] < low["elementwise"]["launches_per_request"] \
+        < low["none"]["launches_per_request"]
+    assert low["aggressive"]["latency_s"]["mean"] < low["none"]["latency_s"]["mean"]
+
+
+def test_aggressive_fusion_spills_and_worsens_p95_under_load(fusion):
+    high = {lvl: summarize(run_scenario(fused(fusion, lvl, requests=20_000))) for lvl in ("elementwise", "aggressive")}
+    agg, ew = high["aggressive"], high["elementwise"]
+    assert ew["spill_bytes_per_request"] == 0 < agg["spill_bytes_per_request"]
+    assert agg["latency_s"]["p95"] > 1.3 * ew["latency_s"]["p95"]
+    assert agg["tail_drivers"]["memory_contention"] > ew["tail_drivers"]["memory_contention"] + 0.05
+
+
+def test_prediction_error_grows_under_concurrent_memory_bound_load():
+    sc = dataclasses.replace(load_scenario("prediction_contention"), requests=15_000)
+    busy = summarize(run_scenario(sc))["prediction_error"]["all"]["mean"]
+    one = dataclasses.replace(sc, hardware=dataclasses.replace(sc.hardware, cores=1), streams=(
+        dataclasses.replace(sc.streams[0], arrivals=dataclasses.replace(sc.streams[0].arrivals, rate=2000.0)),))
+    alone = summarize(run_scenario(one))["prediction_error"]["all"]["mean"]
+    # alone, a batch never runs over its prediction (live shapes are <= the bucket's opt); busy, it does
+    assert alone <= 1e-9
+    assert busy > 0.1 and busy - alone > 0.15
+
+
+def test_static_placement_under_skew_imbalances_cores_and_the_tail():
+    sc = dataclasses.replace(load_scenario("placement_skew"), requests=30_000)
+    pinned = summarize(run_scenario(sc))
+    balanced = summarize(run_scenario(dataclasses.replace(
+        sc, scheduler=dataclasses.replace(sc.scheduler, placement="least-loaded"))))
+    assert pinned["cores"]["imbalance"] > 1.8 and balanced["cores"]["imbalance"] < 1.05
+    assert pinned["latency_s"]["p99"] > 1.3 * balanced["latency_s"]["p99"]
+    assert pinned["tail_drivers"]["core_imbalance"] > 0.3 and balanced["tail_drivers"]["core_imbalance"] == 0
+
+
+def test_streams_must_give_the_bucketed_dim():
+    bad = dataclasses.replace(load_scenario("shape_drift"), streams=(Stream("x"),))
+    with pytest.raises(ConfigError, match="seq"):
+        run_scenario(bad)
