@@ -79,13 +79,7 @@ def format_summary(s: dict, description: str = "") -> str:
 
 def cmd_run(args: argparse.Namespace) -> int:
     """``workbench run``: simulate a scenario and print its summary."""
-    sc = load_scenario(args.scenario)
-    changes = {k: v for k, v in (("seed", args.seed), ("requests", args.requests)) if v is not None}
-    if changes:
-        try:
-            sc = replace(sc, **changes)
-        except ConfigError as e:
-            raise e.in_file("command line") from None
+    sc = _scenario_with_overrides(args)
     trace = run_scenario(sc)
     summary = summarize(trace)
     if args.trace:
@@ -97,6 +91,77 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(format_summary(summary, sc.description))
         if args.trace:
             print(f"trace written to {args.trace} (open it in https://ui.perfetto.dev)")
+    return 0
+
+
+def _writable_folder(out: Path) -> Path:
+    """``out`` exists (or can be made) and can be written; else one clear error."""
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        probe = out / ".workbench-write-check"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as e:
+        raise UsageError(f"--out {out}: cannot write there ({e.strerror or e})") from None
+    return out
+
+
+def _scenario_with_overrides(args: argparse.Namespace):
+    sc = load_scenario(args.scenario)
+    changes = {k: v for k, v in (("seed", args.seed), ("requests", args.requests)) if v is not None}
+    try:
+        return replace(sc, **changes) if changes else sc
+    except ConfigError as e:
+        raise e.in_file("command line") from None
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    """``workbench report``: the closed-loop mapping report (HTML + Markdown, or --json)."""
+    from workbench.feedback.guard import closed_loop
+    from workbench.feedback.report import build_report, write_report
+
+    sc = _scenario_with_overrides(args)
+    out = Path(args.out or f"report-{sc.name}")
+    if not args.json or args.out:
+        _writable_folder(out)
+    command = "workbench report " + " ".join(
+        [args.scenario, f"--out {out}"] + [f"--{k} {v}" for k in ("seed", "requests", "threshold")
+                                           if (v := getattr(args, k)) is not None])
+    loop = closed_loop(sc, threshold=args.threshold if args.threshold is not None else 0.05)
+    rep = build_report(loop, command)
+    if not args.json or args.out:
+        paths = write_report(loop, rep, out)
+    if args.json:
+        print(json.dumps(rep, indent=2, default=float))
+    else:
+        print("\n".join([f"closed-loop mapping report for {sc.name}: " + ", ".join(str(p) for p in paths[:2]),
+                         f"adaptation gain {rep['adaptation_gain']:+.1%} "
+                         f"(p99 {rep['p99_before_s'] * 1e3:.3f} -> {rep['p99_after_s'] * 1e3:.3f} ms)"]
+                        + [f"  {a['kind']}: {a['verdict']}" for a in rep["actions"]]))
+    return 0
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    """``workbench sweep``: the closed loop over a grid; writes sweep.csv and sweep.png."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from workbench.feedback.sweep import parse_values, plot, sweep, write_csv
+
+    params = {}
+    for item in args.set or []:
+        if "=" not in item:
+            raise UsageError(f"--set {item!r}: expected PATH=V1,V2,...")
+        path, values = item.split("=", 1)
+        params[path.strip()] = [v for v in parse_values(values) if v != ""]
+    if not params:
+        raise UsageError("sweep: the grid is empty: give at least one --set PATH=V1,V2,...")
+    seeds = [int(s) for s in args.seeds.split(",") if s.strip()] if args.seeds else []
+    out = _writable_folder(Path(args.out or "sweep-out"))
+    executor = ThreadPoolExecutor(max_workers=1) if args.workers == 1 else None
+    rows = sweep(args.scenario, params, seeds, args.requests, executor=executor)
+    write_csv(rows, out / "sweep.csv")
+    plot(rows, next(iter(params)), out / "sweep.png")
+    print(f"{len(rows)} points: {out / 'sweep.csv'}, {out / 'sweep.png'}")
     return 0
 
 
@@ -119,6 +184,23 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--seed", type=int, help="override the scenario's seed")
     r.add_argument("--requests", type=int, help="override the scenario's request count")
     r.set_defaults(func=cmd_run)
+    rp = sub.add_parser("report", help="the closed-loop mapping report: telemetry, retuning actions, rollback guard")
+    rp.add_argument("scenario", help="a .toml file or a built-in scenario")
+    rp.add_argument("--out", help="folder for report.html, report.md and figures (default report-NAME)")
+    rp.add_argument("--json", action="store_true", help="print the report's numbers as JSON")
+    rp.add_argument("--threshold", type=float, help="rollback guard: refuse regressions beyond this share (0.05)")
+    rp.add_argument("--seed", type=int, help="override the scenario's seed")
+    rp.add_argument("--requests", type=int, help="override the scenario's request count")
+    rp.set_defaults(func=cmd_report)
+    sw = sub.add_parser("sweep", help="the closed loop over a grid of parameter values and seeds")
+    sw.add_argument("scenario", help="a .toml file or a built-in scenario")
+    sw.add_argument("--set", action="append", metavar="PATH=V1,V2",
+                    help="a TOML path and its values, e.g. streams.0.shapes.seq.drift.median=400,800,1600")
+    sw.add_argument("--seeds", default="1", help="comma-separated seeds (default 1)")
+    sw.add_argument("--requests", type=int, help="override the request count of every point")
+    sw.add_argument("--workers", type=int, default=0, help="1: run in this process; default: local processes")
+    sw.add_argument("--out", help="folder for sweep.csv and sweep.png (default sweep-out)")
+    sw.set_defaults(func=cmd_sweep)
     ls = sub.add_parser("list", help="list the built-in scenarios")
     ls.set_defaults(func=cmd_list)
     return p

@@ -1,0 +1,200 @@
+"""The closed-loop mapping report: offline compile profile beside runtime telemetry and retuning actions.
+
+``build_report`` turns a :class:`~workbench.feedback.guard.LoopResult` into one dict
+(the ``--json`` output); ``write_report`` renders it as a self-contained HTML page
+(figures embedded as PNG data) and a Markdown twin (figures beside it as files).
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import math
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+from workbench.analysis.metrics import DRIVERS  # noqa: E402
+from workbench.feedback.guard import LoopResult  # noqa: E402
+from workbench.feedback.telemetry import bucket_telemetry, compile_profile  # noqa: E402
+from workbench.pipeline import compile_scenario  # noqa: E402
+
+NO_MODEL_NOTE = ("This scenario has no [model] section, so there is no compiled plan: the compile profile, "
+                 "bucket telemetry and compile-time actions (re-bucketing, fusion) do not apply. Runtime "
+                 "telemetry and runtime actions (batching, priorities, placement) are reported.")
+
+
+def build_report(loop: LoopResult, command: str) -> dict:
+    """Every number of the report, as plain JSON-able data."""
+    sc, before = loop.scenario, loop.before
+    final = loop.final_summary or loop.baseline_summary
+    rep = {
+        "scenario": sc.name, "description": sc.description.strip(), "command": command,
+        "mapping_accuracy": loop.mapping_accuracy,
+        "adaptation_gain": loop.adaptation_gain,
+        "p99_before_s": before.p99_s, "p99_after_s": final["latency_s"]["p99"],
+        "latency_before_s": loop.baseline_summary["latency_s"], "latency_after_s": final["latency_s"],
+        "final_actions": list(loop.final_actions),
+        "combined_verdict": loop.combined_verdict.why if loop.combined_verdict else None,
+        "actions": [r.to_json(before) for r in loop.results],
+        "tail_drivers": {"before": loop.baseline_summary["tail_drivers"], "after": final["tail_drivers"]},
+        "telemetry": bucket_telemetry(loop.baseline),
+        "final_config": _config(loop.final_scenario or sc),
+        "note": "" if sc.model is not None else NO_MODEL_NOTE,
+    }
+    rep["compile_profile"] = compile_profile(compile_scenario(sc)) if sc.model is not None else []
+    return rep
+
+
+def _config(sc) -> dict:
+    b, s = sc.batching, sc.scheduler
+    out = {"batching": f"{b.policy}, max_batch {b.max_batch}, max_delay_s {b.max_delay_s}",
+           "scheduler": f"{s.discipline}, placement {s.placement}"}
+    if sc.model is not None:
+        out["plan"] = f"{sc.model.graph}, fusion {sc.model.fusion}, envelope {sc.model.envelope}, " \
+                      f"out_of_envelope {sc.model.out_of_envelope}"
+    return out
+
+
+def _png(fig) -> bytes:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def figures(loop: LoopResult) -> dict[str, bytes]:
+    """Before/after latency CDFs with p50/p95/p99 marks, and the tail drivers before/after."""
+    fig, ax = plt.subplots(figsize=(7, 3.6))
+    for label, tr, color in (("baseline", loop.baseline, "tab:red"), ("after retuning", loop.final, "tab:blue")):
+        if tr is None:
+            continue
+        lat = np.sort(tr.latency_s[tr.measured & tr.completed]) * 1e3
+        ax.plot(lat, np.arange(1, len(lat) + 1) / len(lat), color=color, label=label)
+        for q, ls in ((50, ":"), (95, "--"), (99, "-")):
+            ax.axvline(np.percentile(lat, q), color=color, ls=ls, lw=0.8)
+    ax.set_xscale("log")
+    ax.set_xlabel("latency (ms); lines at p50 (dotted), p95 (dashed), p99 (solid)")
+    ax.set_ylabel("CDF")
+    ax.legend(loc="lower right")
+    ax.grid(alpha=0.3)
+    cdf = _png(fig)
+    fig, ax = plt.subplots(figsize=(7, 2.8))
+    before = loop.baseline_summary["tail_drivers"]
+    after = (loop.final_summary or loop.baseline_summary)["tail_drivers"]
+    y = np.arange(len(DRIVERS))
+    ax.barh(y - 0.2, [before[d] for d in DRIVERS], 0.4, label="baseline", color="tab:red")
+    ax.barh(y + 0.2, [after[d] for d in DRIVERS], 0.4, label="after retuning", color="tab:blue")
+    ax.set_yticks(y, [d.replace("_", " ") for d in DRIVERS])
+    ax.set_xlabel("share of latency of requests above p95")
+    ax.legend()
+    ax.invert_yaxis()
+    return {"latency_cdf.png": cdf, "tail_drivers.png": _png(fig)}
+
+
+def _ms(x) -> str:
+    return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x * 1e3:.3f}"
+
+
+def _tables(rep: dict) -> list[tuple[str, list[str], list[list[str]]]]:
+    """(title, header, rows) of every table, shared by both renderings."""
+    tables = []
+    if rep["compile_profile"]:
+        tables.append(("Offline compile profile (per bucket)",
+                       ["bucket", "opt", "cores", "predicted ms (b=1)", "predicted ms (max b)", "kernels", "bound",
+                        "max working set / SRAM (MiB)", "spill MiB"],
+                       [[p["bucket"], str(p["opt"]), ",".join(map(str, p["cores"])), _ms(p["predicted_s"][0]),
+                         _ms(p["predicted_s"][-1]), str(p["kernels"]), p["bound"],
+                         f"{p['max_working_set_bytes'] / 2**20:.1f} / {p['sram_bytes'] / 2**20:.0f}",
+                         f"{p['spill_bytes'] / 2**20:.1f}"] for p in rep["compile_profile"]]))
+    tables.append(("Runtime telemetry (per bucket)",
+                   ["bucket", "kind", "share", "service p50/p99 ms", "latency p50/p99 ms", "prediction error",
+                    "misses by reason"],
+                   [[t["bucket"], t["kind"], f"{t['share']:.1%}",
+                     f"{_ms(t['service_s']['p50'])} / {_ms(t['service_s']['p99'])}",
+                     f"{_ms(t['latency_s']['p50'])} / {_ms(t['latency_s']['p99'])}",
+                     "-" if t.get("prediction_error") is None else f"{t['prediction_error']:+.1%}",
+                     "; ".join(f"{k}: {v}" for k, v in t.get("misses_by_reason", {}).items()) or "-"]
+                    for t in rep["telemetry"]]))
+    tables.append(("Tail-latency drivers (share of latency above p95)", ["driver", "baseline", "after"],
+                   [[d.replace("_", " "), f"{rep['tail_drivers']['before'][d]:.0%}",
+                     f"{rep['tail_drivers']['after'][d]:.0%}"] for d in DRIVERS]))
+    tables.append(("Retuning actions and the rollback guard",
+                   ["action", "reason (telemetry)", "change", "p50/p95/p99 after ms", "throughput", "verdict"],
+                   [[a["kind"], a["reason"], a["change"],
+                     f"{_ms(a['p50_after_s'])} / {_ms(a['p95_after_s'])} / {_ms(a['p99_after_s'])}",
+                     f"{a['throughput_after_rps']:.4g}/s", a["verdict"]] for a in rep["actions"]]
+                   or [["-", "no action: the telemetry shows nothing to retune", "-", "-", "-", "-"]]))
+    return tables
+
+
+def _headline(rep: dict) -> list[str]:
+    acc = rep["mapping_accuracy"]
+    lines = []
+    if acc["bucket_hit_rate"] is not None:
+        err = acc["prediction_error"]["all"]
+        lines.append(f"Compile-time mapping accuracy: bucket hit rate {acc['bucket_hit_rate']:.1%}, "
+                     f"prediction error {err['mean']:+.1%} (mean abs {err['mean_abs']:.1%})")
+    lines.append(f"Runtime adaptation gain: p99 {_ms(rep['p99_before_s'])} -> {_ms(rep['p99_after_s'])} ms "
+                 f"({rep['adaptation_gain']:+.1%}) with {', '.join(rep['final_actions']) or 'no accepted action'}")
+    lb, la = rep["latency_before_s"], rep["latency_after_s"]
+    lines.append("p50 / p95 / p99 before: " + " / ".join(_ms(lb[k]) for k in ("p50", "p95", "p99")) + " ms; after: "
+                 + " / ".join(_ms(la[k]) for k in ("p50", "p95", "p99")) + " ms")
+    return lines
+
+
+def render_markdown(rep: dict, figure_names: list[str]) -> str:
+    """The Markdown twin (figures referenced as files beside it)."""
+    out = [f"# Closed-loop mapping report: {rep['scenario']}", "", rep["description"], ""]
+    if rep["note"]:
+        out += [f"> {rep['note']}", ""]
+    out += [f"- {line}" for line in _headline(rep)] + [""]
+    for title, header, rows in _tables(rep):
+        out += [f"## {title}", "", "| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
+        out += ["| " + " | ".join(c.replace("|", "/") for c in row) + " |" for row in rows] + [""]
+    out += ["## Final configuration", ""] + [f"- {k}: {v}" for k, v in rep["final_config"].items()] + [""]
+    out += ["## Figures", ""] + [f"![{n}]({n})" for n in figure_names] + [""]
+    out += ["## Reproduce", "", f"    {rep['command']}", ""]
+    return "\n".join(out)
+
+
+def render_html(rep: dict, figs: dict[str, bytes]) -> str:
+    """The self-contained HTML page."""
+    e = html.escape
+    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>Closed-loop mapping report: "
+             f"{e(rep['scenario'])}</title><style>body{{font-family:sans-serif;max-width:1100px;margin:2em auto;}}"
+             "table{border-collapse:collapse;margin:1em 0;font-size:90%}td,th{border:1px solid #ccc;padding:4px 8px;"
+             "vertical-align:top}th{background:#eee}.note{background:#fff3cd;padding:8px}</style></head><body>",
+             f"<h1>Closed-loop mapping report: {e(rep['scenario'])}</h1><p>{e(rep['description'])}</p>"]
+    if rep["note"]:
+        parts.append(f"<p class='note'>{e(rep['note'])}</p>")
+    parts.append("<ul>" + "".join(f"<li>{e(line)}</li>" for line in _headline(rep)) + "</ul>")
+    for title, header, rows in _tables(rep):
+        parts.append(f"<h2>{e(title)}</h2><table><tr>" + "".join(f"<th>{e(h)}</th>" for h in header) + "</tr>")
+        parts += ["<tr>" + "".join(f"<td>{e(c)}</td>" for c in row) + "</tr>" for row in rows]
+        parts.append("</table>")
+    parts.append("<h2>Final configuration</h2><ul>"
+                 + "".join(f"<li>{e(k)}: {e(v)}</li>" for k, v in rep["final_config"].items()) + "</ul>")
+    images = (f"<p><img alt='{e(n)}' src='data:image/png;base64,{base64.b64encode(b).decode()}'></p>"
+              for n, b in figs.items())
+    parts.append("<h2>Figures</h2>" + "".join(images))
+    parts.append(f"<h2>Reproduce</h2><pre>{e(rep['command'])}</pre></body></html>")
+    return "".join(parts)
+
+
+def write_report(loop: LoopResult, rep: dict, out: Path) -> list[Path]:
+    """Write report.html, report.md and the figures into ``out`` (created if missing); return the paths."""
+    out.mkdir(parents=True, exist_ok=True)
+    figs = figures(loop)
+    written = []
+    for name, data in figs.items():
+        (out / name).write_bytes(data)
+        written.append(out / name)
+    (out / "report.md").write_text(render_markdown(rep, list(figs)), encoding="utf-8")
+    (out / "report.html").write_text(render_html(rep, figs), encoding="utf-8")
+    return [out / "report.html", out / "report.md", *written]
