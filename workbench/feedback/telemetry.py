@@ -30,7 +30,8 @@ def compile_profile(plan) -> list[dict]:
             "bound": "memory" if memory_s > total / 2 else "compute",
             "max_working_set_bytes": max(c.working_set for c in costs),
             "sram_bytes": sram, "spill_bytes": sum(c.spill_bytes for c in costs),
-            "kernel_detail": [{"kernel": c.name, "seconds": c.seconds, "bound": "memory" if c.memory_bound else "compute",
+            "kernel_detail": [{"kernel": c.name, "seconds": c.seconds,
+                               "bound": "memory" if c.memory_bound else "compute",
                                "working_set_bytes": c.working_set, "spill_bytes": c.spill_bytes} for c in costs],
         })
     return rows
