@@ -22,6 +22,7 @@ test: $(STAMP)  ## set up, then run every test (unit, theory, properties, CLI, l
 bench: $(STAMP)  ## speed benchmarks (printed figures, not pass/fail)
 	$(BIN)/python tests/benchmarks/bench_simpy.py
 	$(BIN)/python tests/benchmarks/bench_compile.py
+	$(BIN)/python tests/benchmarks/grader_eval.py
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache .hypothesis .ruff_cache

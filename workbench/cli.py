@@ -165,6 +165,58 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_grade(args: argparse.Namespace) -> int:
+    """``workbench grade``: grade an answer (file or stdin) against a drill."""
+    from workbench.grading.drills import get_drill
+    from workbench.grading.grader import check_answer, grade
+    from workbench.grading.practice import feedback
+
+    drill = get_drill(args.drill, args.drills_dir)
+    if args.answer_file:
+        try:
+            raw = Path(args.answer_file).read_bytes()
+        except OSError as e:
+            raise UsageError(f"--answer-file {args.answer_file}: cannot read ({e.strerror or e})") from None
+    else:
+        raw = sys.stdin.buffer.read()
+    try:
+        text = check_answer(raw)
+    except ConfigError as e:
+        raise UsageError(f"{args.answer_file or 'stdin'}: {e}") from None
+    g = grade(drill, text)
+    print(json.dumps(g.to_json(), indent=2) if args.json else feedback(g))
+    return 0
+
+
+def cmd_practice(args: argparse.Namespace) -> int:
+    """``workbench practice``: an interview practice session in the terminal."""
+    from workbench.grading.drills import load_drills
+    from workbench.grading.practice import session
+    from workbench.grading.store import Store
+
+    drills = load_drills(args.drills_dir)
+    store = Store(args.db)
+    figures = store.path.parent / "figures"
+    try:
+        session(drills, store, count=args.drills, topic=args.topic, minutes=args.minutes, figure_dir=figures)
+    except KeyboardInterrupt:
+        print("\nsession stopped; saved attempts are kept")
+    finally:
+        store.close()
+    return 0
+
+
+def cmd_progress(args: argparse.Namespace) -> int:
+    """``workbench progress``: practice history and per-element rates."""
+    from workbench.grading.practice import progress_report
+    from workbench.grading.store import Store
+
+    store = Store(args.db)
+    print(progress_report(store))
+    store.close()
+    return 0
+
+
 def cmd_list(args: argparse.Namespace) -> int:
     """``workbench list``: the built-in scenarios and their descriptions."""
     for name in builtin_scenarios():
@@ -201,6 +253,22 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--workers", type=int, default=0, help="1: run in this process; default: local processes")
     sw.add_argument("--out", help="folder for sweep.csv and sweep.png (default sweep-out)")
     sw.set_defaults(func=cmd_sweep)
+    gr = sub.add_parser("grade", help="grade an answer to an interview drill")
+    gr.add_argument("--drill", required=True, help="drill id (see drills/)")
+    gr.add_argument("--answer-file", help="the answer (default: read stdin)")
+    gr.add_argument("--json", action="store_true", help="print the grade as JSON")
+    gr.add_argument("--drills-dir", help="folder of drill files (default: $WORKBENCH_DRILLS or drills/)")
+    gr.set_defaults(func=cmd_grade)
+    pr = sub.add_parser("practice", help="an interview practice session in the terminal")
+    pr.add_argument("--drills", type=int, default=1, help="how many drills (default 1)")
+    pr.add_argument("--topic", help="only drills of this topic")
+    pr.add_argument("--minutes", type=float, help="stop offering drills after this many minutes")
+    pr.add_argument("--db", help="progress database (default: $WORKBENCH_DB or the user data folder)")
+    pr.add_argument("--drills-dir", help="folder of drill files")
+    pr.set_defaults(func=cmd_practice)
+    pg = sub.add_parser("progress", help="practice history and per-element rates")
+    pg.add_argument("--db", help="progress database (default: $WORKBENCH_DB or the user data folder)")
+    pg.set_defaults(func=cmd_progress)
     ls = sub.add_parser("list", help="list the built-in scenarios")
     ls.set_defaults(func=cmd_list)
     return p

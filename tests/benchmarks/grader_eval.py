@@ -1,0 +1,26 @@
+"""Print the grader's per-element precision, recall and accuracy and the verdict confusion matrix.
+
+Run: ``python tests/benchmarks/grader_eval.py [--disagreements]`` (also part of ``make bench``).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from workbench.grading.drills import load_drills
+from workbench.grading.evaluate import evaluate, format_evaluation, load_labels
+
+LABELS = Path(__file__).resolve().parents[1] / "grader_labels" / "answers.toml"
+
+
+def main() -> None:
+    ev = evaluate(load_labels(LABELS), load_drills())
+    print(format_evaluation(ev))
+    if "--disagreements" in sys.argv:
+        for answer, element, label, got in ev.disagreements:
+            print(f"  {answer:<22}{element:<10} labelled {label!s:<6} graded {got}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,192 @@
+"""Interview drills: one TOML file per drill under ``drills/``, read safely and checked field by field.
+
+A drill names its prompt, the scenario that reproduces the regression (a built-in or a
+file, with dotted-path overrides for the healthy ``baseline`` run and the ``regressed``
+run), the rubric's vocabulary for this scenario (the steps of the causal chain it
+accepts, the wrong mechanisms it rejects, concrete artifacts and bounded fixes), the
+strong and weak reference answers, debug branches, pitfalls, takeaways and the senior
+review question. A malformed file fails with one message naming the file and the field.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from workbench.errors import ConfigError
+
+ENV_DRILLS = "WORKBENCH_DRILLS"
+
+
+@dataclass(frozen=True)
+class Rubric:
+    """The drill-specific vocabulary the grader checks substance against."""
+
+    workload_terms: tuple[str, ...]
+    mechanism_chain: tuple[tuple[str, ...], ...]  # ordered steps, each a set of accepted phrasings
+    mechanism_required: tuple[int, ...]  # steps that must be present
+    mechanism_min_steps: int
+    rejected_mechanisms: tuple[str, ...]
+    artifact_terms: tuple[str, ...]
+    fix_terms: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class DrillScenario:
+    """The workload slice that reproduces the drill's regression."""
+
+    name: str  # a built-in scenario or a path relative to the drill file
+    requests: int
+    baseline: dict  # dotted path -> value: the healthy run
+    regressed: dict  # dotted path -> value: the regressed run
+    metric: str  # summary path of the primary metric, e.g. latency_s.p99
+
+
+@dataclass(frozen=True)
+class Drill:
+    """One interview drill."""
+
+    id: str
+    title: str
+    topic: str
+    prompt: str
+    senior_review_question: str
+    scenario: DrillScenario
+    rubric: Rubric
+    strong_answer: str
+    weak_answer: str
+    debug_branches: tuple[str, ...]
+    pitfalls: tuple[str, ...]
+    takeaways: tuple[str, ...]
+    path: str
+
+
+def _get(d: dict, key: str, kind: type | tuple, where: str, default=None):
+    if key not in d:
+        if default is None:
+            raise ConfigError(key, None, "is required", source=where)
+        return default
+    v = d[key]
+    if isinstance(v, bool) and kind is not bool or not isinstance(v, kind):
+        raise ConfigError(key, v, f"must be {getattr(kind, '__name__', kind)}", source=where)
+    return v
+
+
+def _strings(d: dict, key: str, where: str, nonempty: bool = True) -> tuple[str, ...]:
+    v = _get(d, key, list, where, default=[] if not nonempty else None)
+    if (nonempty and not v) or not all(isinstance(x, str) and x.strip() for x in v):
+        raise ConfigError(key, v, "must be a non-empty list of non-empty strings", source=where)
+    return tuple(x.strip() for x in v)
+
+
+KNOWN = {"id", "title", "topic", "prompt", "senior_review_question", "scenario", "rubric", "reference",
+         "debug_branches", "pitfalls", "takeaways"}
+
+
+def parse_drill(data: dict, where: str) -> Drill:
+    """Validate a parsed drill document."""
+    unknown = sorted(set(data) - KNOWN)
+    if unknown:
+        raise ConfigError(unknown[0], data[unknown[0]], "unknown field", source=where)
+    s = _get(data, "scenario", dict, where)
+    r = _get(data, "rubric", dict, where)
+    ref = _get(data, "reference", dict, where)
+    chain = _get(r, "mechanism_chain", list, f"{where} [rubric]")
+    if len(chain) < 2 or not all(isinstance(step, list) and step and all(isinstance(t, str) for t in step)
+                                 for step in chain):
+        raise ConfigError("rubric.mechanism_chain", chain, "must list at least 2 steps, each a list of phrasings",
+                          source=where)
+    required = tuple(_get(r, "mechanism_required", list, f"{where} [rubric]", default=[0]))
+    if not all(isinstance(i, int) and 0 <= i < len(chain) for i in required):
+        raise ConfigError("rubric.mechanism_required", list(required), "must index mechanism_chain", source=where)
+    min_steps = _get(r, "mechanism_min_steps", int, f"{where} [rubric]", default=3)
+    if not 2 <= min_steps <= len(chain):
+        raise ConfigError("rubric.mechanism_min_steps", min_steps, f"must be in [2, {len(chain)}]", source=where)
+    rubric = Rubric(
+        workload_terms=_strings(r, "workload_terms", f"{where} [rubric]"),
+        mechanism_chain=tuple(tuple(t.lower() for t in step) for step in chain),
+        mechanism_required=required, mechanism_min_steps=min_steps,
+        rejected_mechanisms=_strings(r, "rejected_mechanisms", f"{where} [rubric]"),
+        artifact_terms=_strings(r, "artifact_terms", f"{where} [rubric]"),
+        fix_terms=_strings(r, "fix_terms", f"{where} [rubric]"))
+    scenario = DrillScenario(
+        name=_get(s, "name", str, f"{where} [scenario]"), requests=_get(s, "requests", int, where, default=20000),
+        baseline=_get(s, "baseline", dict, f"{where} [scenario]"),
+        regressed=_get(s, "regressed", dict, f"{where} [scenario]", default={}) if "regressed" in s else {},
+        metric=_get(s, "metric", str, f"{where} [scenario]", default="latency_s.p99"))
+    drill = Drill(
+        id=_get(data, "id", str, where), title=_get(data, "title", str, where), topic=_get(data, "topic", str, where),
+        prompt=_get(data, "prompt", str, where).strip(),
+        senior_review_question=_get(data, "senior_review_question", str, where).strip(),
+        scenario=scenario, rubric=rubric,
+        strong_answer=_get(ref, "strong", str, f"{where} [reference]").strip(),
+        weak_answer=_get(ref, "weak", str, f"{where} [reference]").strip(),
+        debug_branches=_strings(data, "debug_branches", where), pitfalls=_strings(data, "pitfalls", where),
+        takeaways=_strings(data, "takeaways", where), path=where)
+    if Path(where).stem != drill.id:
+        raise ConfigError("id", drill.id, f"must match the file name ({Path(where).stem})", source=where)
+    return drill
+
+
+def load_drill(path: str | Path) -> Drill:
+    """Read one drill file."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise ConfigError("(file)", str(path), "is not UTF-8 text", source=str(path)) from None
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError("(toml)", str(e), "malformed TOML", source=str(path)) from None
+    except OSError as e:
+        raise ConfigError("(file)", str(path), f"cannot read ({e.strerror})", source=str(path)) from None
+    return parse_drill(data, str(path))
+
+
+def drills_dir(override: str | Path | None = None) -> Path:
+    """The drills folder: an explicit path, $WORKBENCH_DRILLS, or the repository's drills/."""
+    chosen = override or os.environ.get(ENV_DRILLS)
+    if chosen:
+        return Path(chosen)
+    return Path(__file__).resolve().parents[2] / "drills"
+
+
+def load_drills(folder: str | Path | None = None) -> dict[str, Drill]:
+    """Every drill in the folder, by id."""
+    folder = drills_dir(folder)
+    drills = {}
+    for p in sorted(folder.glob("*.toml")):
+        d = load_drill(p)
+        drills[d.id] = d
+    if not drills:
+        raise ConfigError("drills", str(folder), "no drill files (*.toml) found")
+    return drills
+
+
+def get_drill(drill_id: str, folder: str | Path | None = None) -> Drill:
+    """One drill by id; an unknown id lists the valid ones."""
+    drills = load_drills(folder)
+    if drill_id not in drills:
+        raise ConfigError("--drill", drill_id, f"unknown drill; valid ids: {', '.join(sorted(drills))}")
+    return drills[drill_id]
+
+
+def drill_scenarios(drill: Drill):
+    """(baseline, regressed) scenarios of a drill, built from its scenario and overrides."""
+    from workbench.feedback.sweep import set_path
+    from workbench.scenario import parse_scenario, resolve
+
+    base_dir = Path(drill.path).parent
+    name = drill.scenario.name
+    path = base_dir / name if name.endswith(".toml") else resolve(name)
+    raw = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    out = []
+    for overrides in (drill.scenario.baseline, drill.scenario.regressed):
+        data = copy.deepcopy(raw)
+        data["requests"] = drill.scenario.requests
+        for key, value in overrides.items():
+            set_path(data, key, value)
+        out.append(parse_scenario(data, f"{drill.path} [scenario] {name}", Path(path).parent))
+    return tuple(out)

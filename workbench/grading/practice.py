@@ -1,0 +1,163 @@
+"""Practice sessions in the terminal: a drill's prompt and evidence, an answer, the grade, the reference.
+
+The evidence comes from simulating the drill's scenario twice on the same seed, the
+healthy baseline and the regressed run: p50/p95/p99 overall, per stream and per
+bucket, and a latency-CDF figure saved to a file. Answers are typed until a line with
+a single ``.`` (or written in ``$EDITOR``). Every graded attempt is saved.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import TextIO
+
+import numpy as np
+
+from workbench.analysis.metrics import summarize
+from workbench.grading.drills import Drill, drill_scenarios
+from workbench.grading.grader import ELEMENTS, Grade, check_answer, grade
+from workbench.grading.store import Store, pick_drills
+from workbench.pipeline import run_scenario
+
+
+def evidence(drill: Drill, figure_dir: Path | None = None) -> tuple[str, Path | None]:
+    """A compact p50/p95/p99 table of the baseline and regressed runs, and a saved CDF figure."""
+    base_sc, reg_sc = drill_scenarios(drill)
+    runs = {"baseline": run_scenario(base_sc), "regressed": run_scenario(reg_sc)}
+    lines = [f"{'run / slice':<34}{'p50 ms':>10}{'p95 ms':>10}{'p99 ms':>10}"]
+
+    def row(label: str, lat: np.ndarray) -> str:
+        if len(lat) == 0:
+            return f"{label:<34}{'-':>10}{'-':>10}{'-':>10}"
+        p = np.percentile(lat, [50, 95, 99]) * 1e3
+        return f"{label:<34}{p[0]:>10.3f}{p[1]:>10.3f}{p[2]:>10.3f}"
+
+    for name, tr in runs.items():
+        ok = tr.measured & tr.completed
+        lines.append(row(name, tr.latency_s[ok]))
+        if len(tr.scenario.streams) > 1:
+            for i, s in enumerate(tr.scenario.streams):
+                lines.append(row(f"  stream {s.name}", tr.latency_s[ok & (tr.stream == i)]))
+        if len(tr.bucket_names) > 1:
+            for b in np.unique(tr.bucket[ok]).tolist():
+                share = (tr.bucket[ok] == b).mean()
+                lines.append(row(f"  bucket {tr.bucket_names[b]} ({share:.0%})", tr.latency_s[ok & (tr.bucket == b)]))
+        util = tr.core_busy_s / max(tr.makespan_s, 1e-300)
+        lines.append(f"  cores busy: {', '.join(f'{u:.0%}' for u in util)}")
+        s = summarize(tr)
+        lines.append("  tail drivers: " + ", ".join(f"{k} {v:.0%}" for k, v in s["tail_drivers"].items() if v >= 0.01))
+    path = None
+    if figure_dir is not None:
+        path = _figure(runs, Path(figure_dir) / f"{drill.id}.png")
+    return "\n".join(lines), path
+
+
+def _figure(runs: dict, path: Path) -> Path:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.5, 3.2))
+    for (name, tr), color in zip(runs.items(), ("tab:blue", "tab:red"), strict=True):
+        lat = np.sort(tr.latency_s[tr.measured & tr.completed]) * 1e3
+        ax.plot(lat, np.arange(1, len(lat) + 1) / len(lat), color=color, label=name)
+        ax.axvline(np.percentile(lat, 99), color=color, lw=0.8, ls="--")
+    ax.set_xscale("log")
+    ax.set_xlabel("latency (ms), dashed: p99")
+    ax.set_ylabel("CDF")
+    ax.legend()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=100, bbox_inches="tight")
+    plt.close(fig)
+    return path
+
+
+def read_answer(stdin: TextIO, stdout: TextIO) -> str:
+    """An answer from $EDITOR (on a terminal) or typed lines until a single '.'."""
+    editor = os.environ.get("EDITOR")
+    if editor and stdin.isatty():
+        with tempfile.NamedTemporaryFile("w+", suffix=".md", delete=False) as f:
+            f.write("\n")
+            name = f.name
+        try:
+            subprocess.run([*shlex.split(editor), name], check=False)
+            return Path(name).read_text(encoding="utf-8", errors="strict")
+        finally:
+            Path(name).unlink(missing_ok=True)
+    stdout.write("Type your answer; end it with a line containing a single '.'\n")
+    stdout.flush()
+    lines = []
+    for line in stdin:
+        if line.rstrip("\r\n") == ".":
+            break
+        lines.append(line)
+    return "".join(lines)
+
+
+def feedback(g: Grade) -> str:
+    """Per-element feedback for one graded answer."""
+    out = [f"verdict: {g.verdict} (score {g.score}/100)"]
+    for k in ELEMENTS:
+        e = g.elements[k]
+        out.append(f"  [{'x' if e.present else ' '}] {k:<9} " + (f'"{e.evidence}"' if e.present else e.hint))
+    return "\n".join(out)
+
+
+def session(drills: dict[str, Drill], store: Store, count: int = 1, topic: str | None = None,
+            minutes: float | None = None, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout,
+            figure_dir: Path | None = None) -> list[int]:
+    """Run a practice session; returns the ids of the saved attempts."""
+    pool = [d for d in drills if topic is None or drills[d].topic == topic]
+    if not pool:
+        topics = sorted({d.topic for d in drills.values()})
+        stdout.write(f"no drill with topic {topic!r}; topics: {', '.join(topics)}\n")
+        return []
+    chosen = pick_drills(pool, store, count)
+    deadline = time.time() + minutes * 60 if minutes else None
+    saved = []
+    for i, drill_id in enumerate(chosen, 1):
+        if deadline and time.time() > deadline:
+            stdout.write(f"time is up ({minutes:g} min); {len(saved)} attempt(s) saved\n")
+            break
+        d = drills[drill_id]
+        stdout.write(f"\n=== drill {i}/{len(chosen)}: {d.title} [{d.topic}]\n\n{d.prompt}\n\n")
+        stdout.write("Evidence (same seed; healthy baseline vs regressed run):\n")
+        stdout.flush()
+        table, fig = evidence(d, figure_dir)
+        stdout.write(table + "\n" + (f"figure: {fig}\n" if fig else "") + "\n")
+        started = time.time()
+        try:
+            answer = check_answer(read_answer(stdin, stdout))
+        except Exception as e:  # a refused answer is reported, not fatal for the session
+            stdout.write(f"answer refused: {e}\n")
+            continue
+        g = grade(d, answer)
+        attempt = store.save(g, answer, started)
+        saved.append(attempt)
+        stdout.write("\n" + feedback(g) + f"\n\nStrong reference answer:\n{d.strong_answer}\n\n"
+                     f"Senior review question: {d.senior_review_question}\n"
+                     f"(attempt #{attempt} saved to {store.path})\n")
+        stdout.flush()
+    return saved
+
+
+def progress_report(store: Store) -> str:
+    """History and per-element rates."""
+    attempts = store.attempts()
+    if not attempts:
+        return f"no attempts yet in {store.path}"
+    lines = [f"{len(attempts)} attempts in {store.path}", f"{'when':<17}{'drill':<34}{'verdict':<9}{'score':>5}"]
+    for a in attempts[-20:]:
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(a["finished_at"]))
+        lines.append(f"{when:<17}{a['drill']:<34}{a['verdict']:<9}{a['score']:>5}")
+    rates = store.element_rates()
+    lines.append("per-element rate (share of attempts where it was present):")
+    lines += [f"  {k:<10}{r:>6.0%}" for k, r in rates.items() if r is not None]
+    return "\n".join(lines)

@@ -1,0 +1,1 @@
+"""Matplotlib figures and ipywidgets panels over the library (no logic of their own)."""

@@ -1,0 +1,89 @@
+"""Interview practice inside Jupyter: prompt, scenario evidence, a text area, a Grade button, feedback.
+
+The panel only wires widgets to the library: drills come from
+:mod:`workbench.grading.drills`, the evidence from
+:func:`workbench.grading.practice.evidence`, the grade from
+:func:`workbench.grading.grader.grade`, and attempts go to the same progress store as
+``workbench practice`` when a store is given.
+"""
+
+from __future__ import annotations
+
+import html
+import time
+
+import ipywidgets as w
+
+from workbench.errors import ConfigError
+from workbench.grading.drills import Drill, load_drills
+from workbench.grading.grader import ELEMENTS, Grade, check_answer, grade
+from workbench.grading.practice import evidence
+from workbench.grading.store import Store
+
+
+def feedback_html(g: Grade, drill: Drill) -> str:
+    """Per-element feedback, then the strong reference answer."""
+    rows = "".join(
+        f"<tr><td>{'&#10003;' if e.present else '&#10007;'}</td><td><b>{k}</b></td>"
+        f"<td>{html.escape(e.evidence if e.present else e.hint)}</td></tr>"
+        for k, e in ((k, g.elements[k]) for k in ELEMENTS))
+    return (f"<p><b>verdict: {g.verdict}</b> (score {g.score}/100)</p><table>{rows}</table>"
+            f"<details><summary>Strong reference answer</summary><pre style='white-space:pre-wrap'>"
+            f"{html.escape(drill.strong_answer)}</pre></details>")
+
+
+class DrillPanel:
+    """A drill picker, its prompt and evidence, an answer box and a Grade button."""
+
+    def __init__(self, drills: dict[str, Drill] | None = None, store: Store | None = None,
+                 drill_id: str | None = None, show_evidence: bool = True):
+        self.drills = drills or load_drills()
+        self.store = store
+        self.show_evidence = show_evidence
+        self.last_grade: Grade | None = None
+        ids = sorted(self.drills)
+        self.select = w.Dropdown(options=ids, value=drill_id or ids[0], description="drill")
+        self.prompt = w.HTML()
+        self.evidence = w.HTML()
+        self.answer = w.Textarea(placeholder="Your answer: workload, mechanism, artifact, fix, owner, rollback",
+                                 layout=w.Layout(width="100%", height="180px"))
+        self.button = w.Button(description="Grade", button_style="primary")
+        self.feedback = w.HTML()
+        self.button.on_click(self._grade)
+        self.select.observe(lambda change: self._load(), names="value")
+        self.widget = w.VBox([self.select, self.prompt, self.evidence, self.answer, self.button, self.feedback])
+        self._started = time.time()
+        self._load()
+
+    @property
+    def drill(self) -> Drill:
+        """The selected drill."""
+        return self.drills[self.select.value]
+
+    def _load(self) -> None:
+        d = self.drill
+        self.prompt.value = f"<h4>{html.escape(d.title)}</h4><p>{html.escape(d.prompt)}</p>"
+        self.feedback.value = ""
+        self.answer.value = ""
+        self._started = time.time()
+        if self.show_evidence:
+            table, _ = evidence(d)
+            self.evidence.value = f"<pre>{html.escape(table)}</pre>"
+
+    def _grade(self, _button=None) -> None:
+        try:
+            text = check_answer(self.answer.value)
+        except ConfigError as e:
+            self.feedback.value = f"<p style='color:#b00'>{html.escape(str(e))}</p>"
+            return
+        self.last_grade = grade(self.drill, text)
+        note = ""
+        if self.store is not None:
+            attempt = self.store.save(self.last_grade, text, self._started)
+            note = f"<p>attempt #{attempt} saved to {html.escape(str(self.store.path))}</p>"
+        self.feedback.value = feedback_html(self.last_grade, self.drill) + note
+
+    def _ipython_display_(self) -> None:
+        from IPython.display import display
+
+        display(self.widget)
