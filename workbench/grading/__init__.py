@@ -1,0 +1,1 @@
+"""The drills stage: drill library, grader, practice sessions and saved progress."""
