@@ -18,9 +18,11 @@ only with substance:
   threshold, or a release decision tied to validation;
 * workload: the workload and its first failing metric, with a direction or number.
 
-Sentences that recite the drill's own text or the card's definition (half or more of
-their word 5-grams appear there) earn nothing, so pasting the prompt, the reference
-answer or the definition is graded weak. The verdict is ``strong`` only when
+Sentences that recite the drill's prompt, pitfalls and takeaways or the card's text
+(40% or more of their word 5-grams appear there) earn nothing, and an answer that is
+mostly the reference answer pasted back earns nothing at all, so reciting is graded
+weak. A run of bare terms ("drift/fallback/queue", comma lists of nouns) is not an
+argument either. The verdict is ``strong`` only when
 mechanism, artifact, owner and rollback are all present, ``weak`` when at most one is.
 """
 
@@ -53,7 +55,7 @@ CAUSAL = ("->", "because", " so ", "so the", "so it", "which ", "leads to", "lea
           "causing", "results in", "resulting", "result in", "therefore", "thus", "hence", "drives", "driving",
           "pushes", "pushing", "means", "due to", "as a result", "forcing", "forces", "making", "makes", "then",
           "since", "triggers", "triggering", "inflat", "stretch", "blows up", "once", "whenever", "and so",
-          "until", "piles up", "pile up", "backs up")
+          "until", "piles up", "pile up", "backs up", "that's why", "which is why", "this is why", "why")
 NEGATIONS = ("not", "no", "isn't", "isnt", "aren't", "wasn't", "won't", "wouldn't", "doesn't", "don't", "didn't",
              "never", "without", "rather than", "instead of", "rule out", "ruled out", "ruling out", "unlikely",
              "exclude", "excluded", "nothing to do with", "not the", "neither", "nor")
@@ -61,31 +63,32 @@ METRICS = ("p50", "p90", "p95", "p99", "tail", "latency", "throughput", "hit rat
            "utilization", "queue", "slo", "qps", "req/s", "rps", "error rate", "mean", "median")
 DIRECTION = ("rose", "rise", "risen", "increase", "doubled", "tripled", "went up", "jumped", "regress", "grew",
              "grow", "spike", "climb", "worse", "degrad", "higher", "dropped", "fell", "falls", "from", "blew up",
-             "exploded", "slower", "longer", "went from")
+             "exploded", "slower", "longer", "went from", "goes up", "go up", "going up", "shot up")
 EVIDENCE_NOUNS = ("report", "breakdown", "trace", "replay", "histogram", "load test", "load-test", "benchmark",
-                  "a/b", "ab test", "comparison", "compare", "cdf", "profile table", "table", "telemetry", "export",
-                  "experiment", "repro", "run ", "rerun", "re-run", "plot", "curve", "sweep", "dump", "capture",
-                  "timeline", "perfetto", "flame", "measurement")
+                  "a/b", "ab test", "comparison", "compare", "cdf", "profile table", "table", "export", "experiment",
+                  "repro", "rerun", "re-run", "plot", "curve", "sweep", "dump", "capture", "timeline", "perfetto",
+                  "vs", "versus", "side by side", "diff")
 QUALIFIERS = ("per-bucket", "per bucket", "by bucket", "per-stream", "per stream", "by stream", "per-core",
               "per core", "by core", "per-kernel", "per kernel", "by kernel", "per-tenant", "per tenant",
-              "same seed", "fixed seed", "seeded", "seed ", "replay", "production shape", "production traffic",
-              "production load", "prod shapes", "prod traffic", "at production", "same workload", "reproduc",
-              "before/after", "before and after", "p99", "p95", "hit rate", "spill", "utilisation", "utilization",
-              "req/s", "misses by reason", "working set", "queue wait", "batch-size", "batch size histogram",
-              "tail driver", "tail-latency driver", "mapping report", "closed-loop")
+              "same seed", "fixed seed", "seeded", "seed", "replay", "production shape", "production traffic",
+              "production load", "prod shapes", "prod traffic", "prod load", "at production", "same workload",
+              "reproduc", "before/after", "before and after", "misses by reason", "queue wait", "batch-size",
+              "batch size histogram", "tail driver", "tail-latency driver", "closed-loop")
 WAY_BACK = ("roll back", "rollback", "roll-back", "rolled back", "revert", "previous plan", "pinned plan",
             "pin the previous", "pinned previous", "last known good", "last-known-good", "old plan", "feature flag",
             "flag", "kill switch", "killswitch", "canary", "fall back to the", "switch back", "flip back",
             "undo", "disable", "toggle")
-TRIGGER = re.compile(r"(\bif\b[^.;\n]{0,60}?(p\d\d|latency|tail|throughput|slo|regress|error|hit rate|worse|"
-                     r"exceed|above|over|drop|spike|violat|breach|budget|\d))|threshold|exceeds?|more than \d|"
-                     r"\d+(\.\d+)?\s?%|\bslo\b|auto(matic)?(ally)?[- ](roll|revert)|alert|guardrail|abort")
+TRIGGER = re.compile(r"threshold|\bslo\b|error budget|guardrail|\d+(\.\d+)?\s?(%|ms|x\b|s\b)|"
+                     r"(more|worse|higher|lower|less) than (the )?(baseline|\d)|[<>]=? ?\d|exceeds? (the )?\d|"
+                     r"(above|below|over|under) (the )?(baseline|slo|\d)")
 RELEASE = re.compile(r"(hold|block|gate|don'?t ship|do not ship|do not release|don'?t release|no[- ]go|go/no-go|"
-                     r"ship only|release only|only ship|only release|not release|delay the release|"
-                     r"stop the release|pause the rollout|halt)[^.\n]{0,120}?(until|unless|after|if|once|"
-                     r"load test|canary|validat|pass|green|meets?|production shapes)")
+                     r"ship only|release only|only ship|only release|not release|delay the release|won'?t ship|"
+                     r"stop the release|pause the rollout|halt|keep [^.\n]{0,40}\boff\b|no full release|"
+                     r"release decision)[^.\n]{0,160}?\b(until|unless|only if|only after|once|after)\b[^.\n]{0,160}?"
+                     r"(load test|canary|validat|pass|green|meets?|production|p\d\d|benchmark|test|shows?)")
 GENERIC_OWNERS = {"the", "a", "an", "our", "some", "any", "whole", "this", "that", "my", "your", "every", "other",
-                  "entire", "same", "relevant", "appropriate", "responsible", "their", "his", "her"}
+                  "entire", "same", "relevant", "appropriate", "responsible", "their", "his", "her", "clear", "named",
+                  "single", "accountable", "one", "new", "right", "proper", "dedicated"}
 ROLES = re.compile(r"\b(on-?call|sre|tech lead|tl|dri|engineering manager|eng manager|em|release manager|"
                    r"release captain|product owner|perf(ormance)? lead|serving lead|compiler lead|runtime lead|"
                    r"platform lead|infra lead|team lead|lead engineer|principal|staff engineer|architect)\b")
@@ -136,7 +139,7 @@ def check_answer(raw: bytes | str) -> str:
 
 def _norm(text: str) -> str:
     t = text.lower().replace("\u2192", " -> ").replace("=>", " -> ").replace("\u2019", "'")
-    t = re.sub(r"(?<=[a-z0-9])\s*([<>])\s*(?=\d)", r" \1 ", t)  # seq>512 -> seq > 512
+    t = re.sub(r"\s*([<>])\s*(?=\d)", r" \1 ", t)  # seq>512 -> seq > 512
     t = re.sub(r"\s+", " ", t)
     return f" {t} "
 
@@ -174,14 +177,31 @@ def _has(text: str, terms) -> str | None:
     return None
 
 
+def _listy(text: str) -> bool:
+    """A run of bare terms ('drift/fallback/queue', 'fusion, SRAM, HBM, bandwidth, p95: ...') is no argument."""
+    if re.search(r"[a-z0-9]+(?:/[a-z0-9]+){2,}", text):
+        return True
+    items = [i.strip() for i in re.split(r"[,;:]", text) if i.strip()]
+    return len(items) >= 4 and sum(len(i.split()) <= 2 for i in items) >= 0.75 * len(items)
+
+
+def _linked(window: str, chain) -> bool:
+    """Causal language between the first and the last chain step named in the window."""
+    spots = [m.start() for step in chain for t in step for m in [_phrase(t).search(window)] if m]
+    if len(spots) < 2:
+        return False
+    lo, hi = min(spots), max(spots)
+    return any(lo < m.start() < hi for c in CAUSAL for m in _phrase(c).finditer(window))
+
+
 def _grams(text: str, n: int = 5) -> set[tuple[str, ...]]:
     words = re.findall(r"[a-z0-9]+", text.lower())
     return {tuple(words[i:i + n]) for i in range(len(words) - n + 1)}
 
 
-def _recited(segment: str, source: set) -> bool:
+def _recited(segment: str, source: set, share: float = 0.4) -> bool:
     g = _grams(segment)
-    return len(g) >= 3 and len(g & source) >= 0.5 * len(g)
+    return len(g) >= 3 and len(g & source) >= share * len(g)
 
 
 def _negated(text: str, term: str) -> bool:
@@ -210,9 +230,11 @@ def _mechanism(drill: Drill, segs: list[str], norms: list[str]) -> Element:
     for width in (1, 2, 3):
         for i in range(len(norms) - width + 1):
             window = " ".join(norms[i:i + width])
+            if _listy(window):
+                continue
             steps = {k for k, step in enumerate(r.mechanism_chain) if _has(window, step)}
             if len(steps) >= r.mechanism_min_steps and set(r.mechanism_required) <= steps \
-                    and _has(window, CAUSAL):
+                    and _linked(window, r.mechanism_chain):
                 return Element(True, _quote(" ".join(segs[i:i + width])), "")
     return Element(False, "", f"give the causal chain for this scenario, step by step, e.g. {example}; a word "
                               "like 'fusion' or the general definition of compiler-runtime mapping is not a mechanism")
@@ -220,8 +242,13 @@ def _mechanism(drill: Drill, segs: list[str], norms: list[str]) -> Element:
 
 def _artifact(segs: list[str], norms: list[str], drill: Drill) -> Element:
     for s, n in zip(segs, norms, strict=True):
-        noun = _has(n, EVIDENCE_NOUNS) or _has(n, [t for t in drill.rubric.artifact_terms if "report" in t])
-        if noun and (_has(n, QUALIFIERS) or _has(n, drill.rubric.artifact_terms)):
+        noun = _has(n, EVIDENCE_NOUNS)
+        if not noun or _listy(n):
+            continue
+        # a qualifier that makes it concrete, other than the noun itself ("Artifact: mapping report." is not enough)
+        rest = _phrase(noun).sub(" ", n, count=1)
+        quals = [q for q in (*QUALIFIERS, *drill.rubric.artifact_terms) if noun not in q.lower()]
+        if _has(rest, quals):
             return Element(True, _quote(s), "")
     return Element(False, "", "name a concrete, reproducible artifact: e.g. the closed-loop mapping report at the "
                               "same seed, a per-bucket/per-stream/per-core breakdown, a replayed trace, or a load "
@@ -231,7 +258,7 @@ def _artifact(segs: list[str], norms: list[str], drill: Drill) -> Element:
 def _fix(segs: list[str], norms: list[str], drill: Drill) -> Element:
     for s, n in zip(segs, norms, strict=True):
         term = _has(n, drill.rubric.fix_terms)
-        if term and not _negated(n, term):
+        if term and not _negated(n, term) and not _listy(n):
             return Element(True, _quote(s), "")
     examples = "; ".join(drill.rubric.fix_terms[:3])
     return Element(False, "", f"propose one bounded fix for this mechanism, e.g. {examples}")
@@ -265,9 +292,11 @@ def _rollback(segs: list[str], norms: list[str]) -> Element:
 
 
 def _workload(segs: list[str], norms: list[str], drill: Drill) -> Element:
+    metric = "|".join(re.escape(m) for m in METRICS)
+    moved = "|".join(re.escape(d) for d in DIRECTION) + r"|\d+(\.\d+)?\s?(x|%|ms|s)\b|->"
+    near = re.compile(rf"(?<![a-z])({metric})\w*(\W+\w+){{0,8}}?\W+({moved})")  # the metric is what moved
     for s, n in zip(segs, norms, strict=True):
-        moved = _has(n, DIRECTION) or re.search(r"\d+(\.\d+)?\s?(x|%|ms|s)\b", n)
-        if _has(n, METRICS) and moved and (_has(n, drill.rubric.workload_terms) or re.search(r"\d", n)):
+        if near.search(n) and _has(n, drill.rubric.workload_terms):
             return Element(True, _quote(s), "")
     return Element(False, "", "say which workload regressed and its first failing metric, with a number or a "
                               "direction (e.g. p99 of the chat stream doubled once sequence lengths passed 512)")
@@ -276,10 +305,11 @@ def _workload(segs: list[str], norms: list[str], drill: Drill) -> Element:
 def grade(drill: Drill, answer: str) -> Grade:
     """Grade an answer to a drill (deterministic)."""
     answer = check_answer(answer)
-    source = _grams(CARD_TEXT) | _grams(" ".join([drill.prompt, drill.title, drill.strong_answer, drill.weak_answer,
-                                                  *drill.debug_branches, *drill.pitfalls, *drill.takeaways,
-                                                  drill.senior_review_question]))
-    segs = [s for s in _segments(answer) if not _recited(s, source)]
+    shared = _grams(CARD_TEXT) | _grams(" ".join([drill.prompt, drill.title, *drill.debug_branches, *drill.pitfalls,
+                                                  *drill.takeaways, drill.senior_review_question]))
+    references = _grams(drill.strong_answer) | _grams(drill.weak_answer)
+    pasted = _recited(answer, references)  # the reference answer pasted back, whole
+    segs = [] if pasted else [s for s in _segments(answer) if not _recited(s, shared)]
     norms = [_norm(s) for s in segs]
     if not segs:
         empty = "the answer is empty" if not answer.strip() else "the answer only restates the drill or the card"

@@ -1,0 +1,131 @@
+"""Matplotlib drawing helpers shared by the panels and the notebooks.
+
+Each helper draws into axes it is given (so a panel can keep one figure and redraw it
+in place) and every latency view marks p50, p95 and p99, never the mean alone. Each
+has a stable text twin (``*_text``) that notebooks print and nbval compares.
+"""
+
+from __future__ import annotations
+
+import io
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+from workbench.analysis.metrics import DRIVERS  # noqa: E402
+from workbench.runtime.trace import Trace  # noqa: E402
+
+COLORS = ("tab:blue", "tab:red", "tab:green", "tab:orange", "tab:purple", "tab:brown")
+MARKS = ((50, ":"), (95, "--"), (99, "-"))
+
+
+def png(fig) -> bytes:
+    """The figure as PNG bytes (for an Image widget or a report)."""
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=90)
+    return buf.getvalue()
+
+
+def new_figure(ncols: int = 2, width: float = 10.0, height: float = 3.4):
+    """A figure with ``ncols`` side-by-side axes (kept by a panel and redrawn)."""
+    fig, axes = plt.subplots(1, ncols, figsize=(width, height), layout="constrained")
+    return fig, list(np.atleast_1d(axes))
+
+
+def latencies_ms(trace: Trace) -> np.ndarray:
+    """Sorted latencies (ms) of the measured, completed requests."""
+    return np.sort(trace.latency_s[trace.measured & trace.completed]) * 1e3
+
+
+def latency_cdf(ax, runs: dict[str, Trace]) -> None:
+    """Latency CDFs with vertical marks at p50 (dotted), p95 (dashed) and p99 (solid)."""
+    ax.clear()
+    for (label, tr), color in zip(runs.items(), COLORS, strict=False):
+        lat = latencies_ms(tr)
+        if len(lat) == 0:
+            continue
+        ax.plot(lat, np.arange(1, len(lat) + 1) / len(lat), color=color, label=label)
+        for q, ls in MARKS:
+            ax.axvline(np.percentile(lat, q), color=color, ls=ls, lw=0.8)
+    ax.set_xscale("log")
+    ax.set_xlabel("latency (ms); p50 dotted, p95 dashed, p99 solid")
+    ax.set_ylabel("CDF")
+    ax.grid(alpha=0.3)
+    ax.legend(loc="lower right", fontsize=8)
+
+
+def latency_text(runs: dict[str, Trace]) -> str:
+    """p50 / p95 / p99 (ms) per run."""
+    rows = []
+    for label, tr in runs.items():
+        lat = latencies_ms(tr)
+        p = np.percentile(lat, [50, 95, 99]) if len(lat) else [np.nan] * 3
+        rows.append(f"{label}: p50 {p[0]:.3f} ms, p95 {p[1]:.3f} ms, p99 {p[2]:.3f} ms")
+    return "\n".join(rows)
+
+
+def tail_drivers(ax, summaries: dict[str, dict]) -> None:
+    """Tail-driver shares (queueing, imbalance, contention, residency, fallback, service) per run."""
+    ax.clear()
+    y = np.arange(len(DRIVERS))
+    h = 0.8 / max(len(summaries), 1)
+    for i, ((label, s), color) in enumerate(zip(summaries.items(), COLORS, strict=False)):
+        ax.barh(y + i * h - 0.4 + h / 2, [s["tail_drivers"][d] for d in DRIVERS], h, label=label, color=color)
+    ax.set_yticks(y, [d.replace("_", " ") for d in DRIVERS], fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("share of latency above p95")
+    ax.legend(fontsize=8)
+
+
+def drivers_text(summary: dict) -> str:
+    """The tail drivers as one line."""
+    return "tail drivers: " + ", ".join(f"{d} {summary['tail_drivers'][d]:.0%}" for d in DRIVERS)
+
+
+def queue_depth(ax, trace: Trace, label: str = "") -> None:
+    """Requests waiting over time."""
+    t, depth = trace.queue_depth()
+    ax.clear()
+    ax.step(t, depth, where="post", lw=0.7)
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("requests waiting")
+    ax.set_title(label, fontsize=9)
+
+
+def core_timeline(ax, trace: Trace, seconds: float = 0.05) -> None:
+    """One row per core: batches as bars over the first ``seconds`` after warm-up."""
+    ax.clear()
+    t0 = trace.arrival_s[trace.measured][0] if trace.measured.any() else 0.0
+    keep = (trace.batch_start_s >= t0) & (trace.batch_start_s < t0 + seconds)
+    for k in range(len(trace.core_busy_s)):
+        mine = keep & (trace.batch_core == k)
+        starts = trace.batch_start_s[mine] - t0
+        ax.broken_barh(list(zip(starts * 1e3, (trace.batch_end_s[mine] - trace.batch_start_s[mine]) * 1e3,
+                                strict=True)), (k - 0.4, 0.8), color=COLORS[k % len(COLORS)])
+    ax.set_yticks(range(len(trace.core_busy_s)), [f"core {k}" for k in range(len(trace.core_busy_s))])
+    ax.set_xlabel(f"time (ms), first {seconds * 1e3:.0f} ms after warm-up")
+
+
+def stream_p99(ax, summary: dict) -> None:
+    """Per-stream p50/p95/p99 bars, with Jain's fairness index in the title."""
+    ax.clear()
+    names = list(summary["streams"])
+    x = np.arange(len(names))
+    for i, (q, color) in enumerate(zip(("p50", "p95", "p99"), COLORS, strict=False)):
+        ax.bar(x + (i - 1) * 0.27, [summary["streams"][n]["latency_s"][q] * 1e3 for n in names], 0.27,
+               label=q, color=color)
+    ax.set_xticks(x, names)
+    ax.set_yscale("log")
+    ax.set_ylabel("latency (ms)")
+    ax.set_title(f"Jain's fairness index {summary['fairness_jain']:.3f}", fontsize=9)
+    ax.legend(fontsize=8)
+
+
+def streams_text(summary: dict) -> str:
+    """Per-stream p99 and the fairness index."""
+    parts = [f"{n} p99 {s['latency_s']['p99'] * 1e3:.3f} ms" for n, s in summary["streams"].items()]
+    return "; ".join(parts) + f"; Jain {summary['fairness_jain']:.3f}"
