@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: lab test bench lint clean
+.PHONY: lab test bench notebooks clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -15,14 +15,21 @@ $(STAMP): pyproject.toml
 lab: $(STAMP)  ## set up, then open JupyterLab on the notebook series
 	$(BIN)/jupyter lab notebooks/
 
-test: $(STAMP)  ## set up, then run every test (unit, theory, properties, CLI, lint)
+NBVAL := --nbval-lax --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
+
+test: $(STAMP)  ## set up, then run every test: lint, unit, theory, properties, CLI, drills, notebooks (nbval)
 	$(BIN)/ruff check workbench tests
-	$(BIN)/python -m pytest
+	$(BIN)/python tests/notebook_tools.py check
+	$(BIN)/python -m pytest tests notebooks $(NBVAL)
+
+notebooks: $(STAMP)  ## re-execute the notebooks and keep only the outputs nbval checks
+	$(BIN)/python tests/notebook_tools.py refresh
 
 bench: $(STAMP)  ## speed benchmarks (printed figures, not pass/fail)
 	$(BIN)/python tests/benchmarks/bench_simpy.py
 	$(BIN)/python tests/benchmarks/bench_compile.py
 	$(BIN)/python tests/benchmarks/grader_eval.py
+	$(BIN)/python tests/benchmarks/bench_panels.py
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache .hypothesis .ruff_cache

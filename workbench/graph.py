@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum, IntEnum
 
 from workbench.errors import ConfigError
@@ -206,13 +206,17 @@ class Graph:
     name: str
     nodes: tuple[Node, ...]
     outputs: tuple[str, ...]
+    index: dict[str, Node] = field(init=False, repr=False, compare=False)  # derived: name -> node
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "index", {n.name: n for n in self.nodes})
 
     def node(self, name: str) -> Node:
         """The node called ``name``."""
-        for n in self.nodes:
-            if n.name == name:
-                return n
-        raise GraphError("node", name, f"not in graph {self.name}")
+        try:
+            return self.index[name]
+        except KeyError:
+            raise GraphError("node", name, f"not in graph {self.name}") from None
 
     def consumers(self) -> dict[str, list[str]]:
         """For every node, the compute nodes that read it."""

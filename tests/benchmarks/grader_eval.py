@@ -11,15 +11,19 @@ from pathlib import Path
 from workbench.grading.drills import load_drills
 from workbench.grading.evaluate import evaluate, format_evaluation, load_labels
 
-LABELS = Path(__file__).resolve().parents[1] / "grader_labels" / "answers.toml"
+LABELS = Path(__file__).resolve().parents[1] / "grader_labels"
+SETS = (("answers.toml", "tuned on (training set)"), ("holdout.toml", "held out: labelled later, never tuned on"))
 
 
 def main() -> None:
-    ev = evaluate(load_labels(LABELS), load_drills())
-    print(format_evaluation(ev))
-    if "--disagreements" in sys.argv:
-        for answer, element, label, got in ev.disagreements:
-            print(f"  {answer:<22}{element:<10} labelled {label!s:<6} graded {got}")
+    drills = load_drills()
+    for name, what in SETS:
+        print(f"== {name}: {what}")
+        ev = evaluate(load_labels(LABELS / name), drills)
+        print(format_evaluation(ev))
+        if "--disagreements" in sys.argv:
+            for answer, element, label, got in ev.disagreements:
+                print(f"  {answer:<22}{element:<10} labelled {label!s:<6} graded {got}")
 
 
 if __name__ == "__main__":

@@ -24,6 +24,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
+
 from workbench.compiler.fusion import Kernel
 from workbench.graph import Graph, Op, concrete
 from workbench.hardware import Hardware
@@ -79,10 +81,32 @@ def kernel_shape_facts(graph: Graph, k: Kernel, dims: dict[str, int]) -> tuple[f
     return flops, act, weights, materialised, rows
 
 
+class FactsPolynomial:
+    """A kernel's shape facts as exact polynomials in (batch, d): degree <= 1 in batch, <= 2 in d.
+
+    Every op here has FLOPs and tensor sizes that are sums of products of dims, with the
+    per-request dim at most squared (attention scores, image area) and batch at most
+    linear, so six evaluations pin the coefficients down and later evaluations cost a
+    dot product instead of a walk over the graph.
+    """
+
+    POINTS = [(b, d) for b in (1, 2) for d in (1, 2, 3)]
+
+    def __init__(self, graph: Graph, k: Kernel, dim: str):
+        basis = np.array([[b**i * d**j for i in (0, 1) for j in (0, 1, 2)] for b, d in self.POINTS], dtype=float)
+        values = np.array([kernel_shape_facts(graph, k, {"batch": b, dim: d}) for b, d in self.POINTS], dtype=float)
+        self.coef = np.linalg.solve(basis, values)  # (6 monomials, 5 facts)
+
+    def __call__(self, batch: int, d: int) -> tuple[float, float, float, float, int]:
+        m = np.array([batch**i * d**j for i in (0, 1) for j in (0, 1, 2)], dtype=float)
+        f = m @ self.coef
+        return float(round(f[0])), float(round(f[1])), float(round(f[2])), float(round(f[3])), int(round(f[4]))
+
+
 def cost_kernel(graph: Graph, k: Kernel, dims: dict[str, int], hw: Hardware, tiling: Tiling,
-                calibration=None) -> KernelCost:
-    """The roofline cost of kernel ``k`` at ``dims`` with ``tiling`` on ``hw``."""
-    flops, act, weights, materialised, rows = kernel_shape_facts(graph, k, dims)
+                calibration=None, facts: tuple | None = None) -> KernelCost:
+    """The roofline cost of kernel ``k`` at ``dims`` with ``tiling`` on ``hw`` (``facts`` if already known)."""
+    flops, act, weights, materialised, rows = facts or kernel_shape_facts(graph, k, dims)
     t = tiling.tile_rows
     tiles = math.ceil(rows / t)
     eff = rows / (tiles * t) * t / (t + FILL_ROWS)

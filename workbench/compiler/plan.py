@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from workbench.compiler import envelope as env
-from workbench.compiler.cost import KernelCost, Tiling, cost_kernel
+from workbench.compiler.cost import FactsPolynomial, KernelCost, Tiling, cost_kernel
 from workbench.compiler.fusion import Kernel
 from workbench.errors import ConfigError, check, check_non_negative, check_one_of
 from workbench.graph import Graph
@@ -98,8 +98,15 @@ class Plan:
         key = (id(mapping), batch, value)
         if key not in self._memo:
             dims = {"batch": batch, self.dim: value}
-            self._memo[key] = tuple(cost_kernel(self.graph, k, dims, self.hardware, t, self.calibration)
+            self._memo[key] = tuple(cost_kernel(self.graph, k, dims, self.hardware, t, self.calibration,
+                                                facts=self._facts(k)(batch, value))
                                     for k, t in zip(mapping.kernels, mapping.tilings, strict=True))
+        return self._memo[key]
+
+    def _facts(self, kernel: Kernel) -> FactsPolynomial:
+        key = ("facts", kernel)
+        if key not in self._memo:
+            self._memo[key] = FactsPolynomial(self.graph, kernel, self.dim)
         return self._memo[key]
 
     def mapping_time(self, mapping: Mapping, batch: int, value: int) -> tuple[float, float]:

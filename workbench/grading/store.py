@@ -55,8 +55,15 @@ class Store:
             if ok != "ok":
                 raise ConfigError("--db", str(self.path), f"the database fails its integrity check ({ok}); "
                                   "it was left untouched")
-            self.conn.execute("PRAGMA journal_mode=WAL")
-            self.conn.executescript(SCHEMA)
+            for attempt in range(50):  # two sessions opening a new file at once: one sets it up, one waits
+                try:
+                    self.conn.execute("PRAGMA journal_mode=WAL")
+                    self.conn.executescript(SCHEMA)
+                    break
+                except sqlite3.OperationalError as e:
+                    if "locked" not in str(e) or attempt == 49:
+                        raise
+                    time.sleep(0.1)
         except sqlite3.DatabaseError as e:
             raise ConfigError("--db", str(self.path), f"cannot be used as the progress database ({e}); "
                               "it was left untouched") from None

@@ -14,6 +14,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+from matplotlib.ticker import FuncFormatter, NullFormatter  # noqa: E402
 
 from workbench.analysis.metrics import DRIVERS  # noqa: E402
 from workbench.runtime.trace import Trace  # noqa: E402
@@ -25,14 +26,21 @@ MARKS = ((50, ":"), (95, "--"), (99, "-"))
 def png(fig) -> bytes:
     """The figure as PNG bytes (for an Image widget or a report)."""
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=90)
+    fig.savefig(buf, format="png", dpi=80)
     return buf.getvalue()
 
 
 def new_figure(ncols: int = 2, width: float = 10.0, height: float = 3.4):
-    """A figure with ``ncols`` side-by-side axes (kept by a panel and redrawn)."""
-    fig, axes = plt.subplots(1, ncols, figsize=(width, height), layout="constrained")
+    """A figure with ``ncols`` side-by-side axes (kept by a panel and redrawn; fixed margins, no layout engine)."""
+    fig, axes = plt.subplots(1, ncols, figsize=(width, height))
+    fig.subplots_adjust(left=0.07, right=0.98, bottom=0.17, top=0.88, wspace=0.45)
     return fig, list(np.atleast_1d(axes))
+
+
+def plain_log(axis) -> None:
+    """Log scale with plain number labels (mathtext labels cost more to render than the data)."""
+    axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    axis.set_minor_formatter(NullFormatter())
 
 
 def latencies_ms(trace: Trace) -> np.ndarray:
@@ -47,10 +55,12 @@ def latency_cdf(ax, runs: dict[str, Trace]) -> None:
         lat = latencies_ms(tr)
         if len(lat) == 0:
             continue
-        ax.plot(lat, np.arange(1, len(lat) + 1) / len(lat), color=color, label=label)
+        q = np.concatenate([np.linspace(0, 0.99, 300), np.linspace(0.99, 1.0, 101)[1:]])  # dense in the tail
+        ax.plot(np.quantile(lat, q), q, color=color, label=label)
         for q, ls in MARKS:
             ax.axvline(np.percentile(lat, q), color=color, ls=ls, lw=0.8)
     ax.set_xscale("log")
+    plain_log(ax.xaxis)
     ax.set_xlabel("latency (ms); p50 dotted, p95 dashed, p99 solid")
     ax.set_ylabel("CDF")
     ax.grid(alpha=0.3)
@@ -120,6 +130,7 @@ def stream_p99(ax, summary: dict) -> None:
                label=q, color=color)
     ax.set_xticks(x, names)
     ax.set_yscale("log")
+    plain_log(ax.yaxis)
     ax.set_ylabel("latency (ms)")
     ax.set_title(f"Jain's fairness index {summary['fairness_jain']:.3f}", fontsize=9)
     ax.legend(fontsize=8)

@@ -43,6 +43,7 @@ class Panel:
         from workbench.ui.figures import new_figure
 
         self.fig, self.axes = new_figure(self.ncols, *self.figure_size)
+        self._plans: dict[str, Any] = {}  # compiled plans by their inputs: a change of load reuses the plan
         self.ctrl: dict[str, w.Widget] = self.controls()
         for name, value in overrides.items():
             self.ctrl[name].value = value
@@ -72,6 +73,19 @@ class Panel:
         raise NotImplementedError
 
     # --- the loop ----------------------------------------------------------------------
+    def simulate(self, scenario):
+        """Run a scenario, compiling its plan only when the plan's inputs changed."""
+        from workbench.pipeline import compile_scenario, run_scenario
+
+        if scenario.model is None:
+            return run_scenario(scenario)
+        key = repr((scenario.model, scenario.hardware, scenario.batching.max_batch))
+        if key not in self._plans:
+            if len(self._plans) > 16:
+                self._plans.clear()
+            self._plans[key] = compile_scenario(scenario)
+        return run_scenario(scenario, self._plans[key])
+
     def values(self) -> dict[str, Any]:
         """Current control values by name."""
         return {k: c.value for k, c in self.ctrl.items()}

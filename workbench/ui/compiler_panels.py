@@ -1,0 +1,115 @@
+"""Panels over the compiler: shape envelopes and out-of-envelope policies; fusion and memory."""
+
+from __future__ import annotations
+
+import dataclasses
+from functools import cache
+
+import numpy as np
+
+from workbench.analysis.metrics import summarize
+from workbench.config import Drift, ShapeDist
+from workbench.scenario import load_scenario
+from workbench.ui import figures as f
+from workbench.ui.panel import Panel, dropdown, slider
+
+
+@cache
+def _base(name: str):
+    """A built-in scenario, read once (scenarios are immutable)."""
+    return load_scenario(name)
+
+
+ENVELOPES = {
+    "128 / 256 / 512": [128, 256, 512],
+    "128 / 256 / 512 / 1024": [128, 256, 512, 1024],
+    "128 ... 2048 (5 buckets)": [128, 256, 512, 1024, 2048],
+    "gap: 64-128, 256-512": [{"min": 64, "opt": 128, "max": 128}, {"min": 256, "opt": 512, "max": 512}],
+}
+
+
+class ShapeEnvelopePanel(Panel):
+    """Shape distribution (median, spread, drift), the envelope's buckets and the out-of-envelope policy."""
+
+    requests = 4000
+
+    def controls(self):
+        return {"median": slider(200, 32, 2048, 16, "median seq", integer=True),
+                "sigma": slider(0.4, 0.05, 1.2, 0.05, "spread (sigma)"),
+                "drift_to": slider(200, 32, 2048, 16, "median at the end", integer=True),
+                "envelope": dropdown(list(ENVELOPES), "128 / 256 / 512", "buckets"),
+                "policy": dropdown(["reject", "pad", "recompile", "fallback"], "fallback", "out of envelope")}
+
+    def run(self, median, sigma, drift_to, envelope, policy):
+        base = _base("drift_magnitude")
+        span = self.requests / base.offered_rate  # s, the run's length
+        drift = Drift({"median": float(drift_to)}, 0.0, span) if drift_to != median else None
+        stream = dataclasses.replace(base.streams[0], shapes={"seq": ShapeDist("lognormal", median=float(median),
+                                                                               sigma=sigma, drift=drift)})
+        model = dataclasses.replace(base.model, envelope={"seq": ENVELOPES[envelope]}, out_of_envelope=policy,
+                                    recompile_pause_s=0.05)
+        sc = dataclasses.replace(base, streams=(stream,), model=model, requests=self.requests)
+        trace = self.simulate(sc)
+        return {"trace": trace, "summary": summarize(trace)}
+
+    def draw(self, r):
+        tr, s = r["trace"], r["summary"]
+        f.latency_cdf(self.axes[0], {"this run": tr})
+        ax = self.axes[1]
+        ax.clear()
+        k = len(tr.service.info["run"].plan.buckets)
+        hit = ((tr.bucket >= 0) & (tr.bucket < k)).astype(float)
+        edges = np.linspace(tr.arrival_s[0], tr.arrival_s[-1], 21)
+        idx = np.clip(np.searchsorted(edges, tr.arrival_s) - 1, 0, 19)
+        rate = np.bincount(idx, weights=hit, minlength=20) / np.maximum(np.bincount(idx, minlength=20), 1)
+        ax.plot((edges[:-1] + edges[1:]) / 2, rate, "o-", label="bucket hit rate")
+        ax.set_ylim(-0.02, 1.02)
+        ax.set_xlabel("time (s)")
+        ax.set_ylabel("share of requests")
+        ax.set_title(f"hit rate {s['bucket_hit_rate']:.0%}; misses: "
+                     + ", ".join(f"{k} {v}" for k, v in s["misses"]["by_outcome"].items() if v), fontsize=8)
+        ax.grid(alpha=0.3)
+
+    def text(self, r):
+        s = r["summary"]
+        reasons = "; ".join(f"{k}: {v}" for k, v in s["misses"]["by_reason"].items()) or "none"
+        return (f"bucket hit rate {s['bucket_hit_rate']:.1%} (specialised {s['specialised_rate']:.1%})\n"
+                f"misses by reason: {reasons}\n" + f.latency_text({"latency": r["trace"]}) + "\n"
+                + f.drivers_text(s))
+
+
+class FusionPanel(Panel):
+    """Fusion level and depth, load and cores: launches, spills, HBM contention, mean against p95."""
+
+    requests = 4000
+
+    def controls(self):
+        return {"fusion": dropdown(["none", "elementwise", "aggressive"], "aggressive", "fusion"),
+                "max_depth": slider(32, 1, 32, 1, "max depth", integer=True),
+                "rate": slider(20000, 100, 26000, 100, "load (req/s)"),
+                "cores": slider(4, 1, 8, 1, "cores", integer=True)}
+
+    def run(self, fusion, max_depth, rate, cores):
+        base = _base("fusion_memory_bursts")
+        stream = dataclasses.replace(base.streams[0], arrivals=dataclasses.replace(base.streams[0].arrivals,
+                                                                                   rate=float(rate)))
+        sc = dataclasses.replace(base, streams=(stream,), requests=self.requests,
+                                 hardware=dataclasses.replace(base.hardware, cores=cores),
+                                 model=dataclasses.replace(base.model, fusion=fusion, max_depth=max_depth))
+        trace = self.simulate(sc)
+        return {"trace": trace, "summary": summarize(trace)}
+
+    def draw(self, r):
+        f.latency_cdf(self.axes[0], {r["summary"]["scenario"]: r["trace"]})
+        lat = r["summary"]["latency_s"]
+        for value, label, color in ((lat["mean"], "mean", "k"),):
+            self.axes[0].axvline(value * 1e3, color=color, lw=1.2, label=label)
+        self.axes[0].legend(loc="lower right", fontsize=8)
+        f.tail_drivers(self.axes[1], {"this run": r["summary"]})
+
+    def text(self, r):
+        s = r["summary"]
+        spill_mib = s["spill_bytes_per_request"] / 2**20
+        return (f"launches per request {s['launches_per_request']:.2f}, spill {spill_mib:.1f} MiB per request, "
+                f"mean latency {s['latency_s']['mean'] * 1e3:.3f} ms\n"
+                + f.latency_text({"latency": r["trace"]}) + "\n" + f.drivers_text(s))
