@@ -20,7 +20,7 @@ NBVAL := --nbval-lax --nbval-current-env --nbval-sanitize-with tests/nbval_sanit
 test: $(STAMP)  ## set up, then run every test: lint, unit, theory, properties, CLI, drills, notebooks (nbval)
 	$(BIN)/ruff check workbench tests
 	$(BIN)/python tests/notebook_tools.py check
-	$(BIN)/python -m pytest tests notebooks $(NBVAL)
+	$(BIN)/python -m pytest -rs tests notebooks $(NBVAL)
 
 notebooks: $(STAMP)  ## re-execute the notebooks and keep only the outputs nbval checks
 	$(BIN)/python tests/notebook_tools.py refresh

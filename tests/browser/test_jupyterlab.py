@@ -1,0 +1,137 @@
+"""The notebooks as users see them: JupyterLab 4 in headless Chromium, widgets rendered and moved.
+
+For each notebook: run all cells in the browser, then check that no cell errored and
+that the widget front end rendered the panels. In 01 and 02, move a slider (through its
+editable readout, as a keyboard user would) and check that the rendered figure and the
+printed p99 change; the time from the change to the new figure is measured in the
+page and printed (a figure, not an assert). Screenshots go to test-artifacts/browser/.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+
+import pytest
+from conftest import ARTIFACTS
+
+NOTEBOOKS = ["00_tour", "01_shape_envelopes", "02_fusion_and_memory", "03_batching_and_queues",
+             "04_fairness_and_placement", "05_memory_residency", "06_closed_loop", "07_drills"]
+TIMINGS: list[float] = []
+
+
+def nb(name: str) -> str:
+    """A JS expression for the notebook panel of ``name`` (not whatever has focus)."""
+    return (f"[...window.jupyterapp.shell.widgets('main')].find(w => w.context && "
+            f"w.context.path === '{name}.ipynb')")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def report_timings():
+    yield
+    if TIMINGS:
+        t = sorted(TIMINGS)
+        p95 = t[min(len(t) - 1, round(0.95 * (len(t) - 1)))]
+        print(f"\nbrowser: slider change to updated figure over {len(t)} changes: median "
+              f"{statistics.median(t):.0f} ms, p95 {p95:.0f} ms")
+
+
+def open_and_run(browser, lab, name: str):
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1100})
+    page = ctx.new_page()
+    # a fresh workspace per notebook, so no earlier layout is restored
+    page.goto(f"{lab['base']}/lab/workspaces/t-{name}/tree/{name}.ipynb?reset&token={lab['token']}")
+    page.wait_for_function(f"() => {{ const w = window.jupyterapp && {nb(name)}; return w && w.sessionContext"
+                           f" && w.sessionContext.session && w.sessionContext.session.kernel"
+                           f" && w.sessionContext.session.kernel.status === 'idle'; }}", timeout=90_000)
+    page.evaluate(f"() => {{ const w = {nb(name)}; window.jupyterapp.shell.activateById(w.id); "
+                  f"return window.jupyterapp.commands.execute('notebook:run-all-cells'); }}")
+    page.wait_for_function(
+        f"""() => {{
+            const w = {nb(name)};
+            const cells = w.content.model.cells;
+            let code = 0, done = 0;
+            for (let i = 0; i < cells.length; i++) {{
+                const c = cells.get(i);
+                if (c.type === 'code') {{ code++; if (c.executionCount) done++; }}
+            }}
+            return code > 0 && code === done && w.sessionContext.session.kernel.status === 'idle';
+        }}""", timeout=240_000)
+    return ctx, page
+
+
+def cell_errors(page, name: str) -> list[str]:
+    return page.evaluate(f"""() => {{
+        const out = [], cells = {nb(name)}.content.model.cells;
+        for (let i = 0; i < cells.length; i++) {{
+            const c = cells.get(i);
+            if (c.type !== 'code') continue;
+            for (const o of c.outputs.toJSON()) if (o.output_type === 'error') out.push(i + ': ' + o.ename + ': ' + o.evalue);
+        }}
+        return out;
+    }}""")
+
+
+def assert_widgets_rendered(page, name: str) -> None:
+    text = page.inner_text(".jp-Notebook")
+    for bad in ("Error displaying widget", "model not found", "Failed to load model"):
+        assert bad not in text, f"{name}: {bad}"
+    if name != "00_tour":
+        assert page.locator(".jp-Notebook .jupyter-widgets").count() > 0, f"{name}: no widget rendered"
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_notebook_runs_in_jupyterlab_with_rendered_widgets(browser, lab, name):
+    ctx, page = open_and_run(browser, lab, name)
+    try:
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+        assert cell_errors(page, name) == [], f"{name}: cells raised"
+        assert_widgets_rendered(page, name)
+        if name in ("01_shape_envelopes", "02_fusion_and_memory"):
+            move_slider_and_check(page, name)
+    finally:
+        ctx.close()
+        lab["shutdown_kernels"]()
+
+
+def panel_state(page) -> tuple[str, str]:
+    """(image src, printed summary) of the first panel in the notebook."""
+    panel = page.locator(".jp-Notebook .widget-vbox").first
+    return panel.locator("img").first.get_attribute("src"), panel.locator("pre").first.inner_text()
+
+
+def move_slider_and_check(page, name: str) -> None:
+    # 01: the first slider is the median; 02: the second is the load
+    index, values = {"01_shape_envelopes": (0, ["450", "600", "800"]),
+                     "02_fusion_and_memory": (1, ["5000", "10000", "15000"])}[name]
+    panel = page.locator(".jp-Notebook .widget-vbox").first
+    panel.scroll_into_view_if_needed()
+    readout = panel.locator(".widget-readout").nth(index)
+    image = panel.locator("img").first
+    for k, value in enumerate(values):
+        src, summary = panel_state(page)
+        before_png = image.screenshot()
+        page.evaluate("""() => {
+            const img = document.querySelector('.jp-Notebook .widget-vbox img');
+            window.__figure = new Promise(resolve => {
+                const obs = new MutationObserver(() => { obs.disconnect(); resolve(performance.now()); });
+                obs.observe(img, {attributes: true, attributeFilter: ['src']});
+            });
+            document.addEventListener('keydown', e => { if (e.key === 'Enter') window.__t0 = performance.now(); },
+                                      {capture: true, once: true});
+        }""")
+        readout.fill(value)
+        readout.press("Enter")
+        elapsed = page.evaluate("async () => (await window.__figure) - window.__t0")
+        TIMINGS.append(max(elapsed, 0.0))
+        page.wait_for_function(
+            "s => document.querySelector('.jp-Notebook .widget-vbox pre').innerText !== s", arg=summary,
+            timeout=30_000)
+        new_src, new_summary = panel_state(page)
+        assert new_src != src, f"{name}: the figure was not redrawn"
+        assert image.screenshot() != before_png, f"{name}: the rendered figure did not change"
+        p99 = [line for line in new_summary.splitlines() if "p99" in line]
+        assert p99 and p99 != [line for line in summary.splitlines() if "p99" in line], \
+            f"{name}: printed p99 did not change: {json.dumps(p99)}"
+        page.screenshot(path=str(ARTIFACTS / f"{name}_slider_{k}.png"))
