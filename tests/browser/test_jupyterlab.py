@@ -66,7 +66,8 @@ def cell_errors(page, name: str) -> list[str]:
         for (let i = 0; i < cells.length; i++) {{
             const c = cells.get(i);
             if (c.type !== 'code') continue;
-            for (const o of c.outputs.toJSON()) if (o.output_type === 'error') out.push(i + ': ' + o.ename + ': ' + o.evalue);
+            for (const o of c.outputs.toJSON())
+                if (o.output_type === 'error') out.push(i + ': ' + o.ename + ': ' + o.evalue);
         }}
         return out;
     }}""")
