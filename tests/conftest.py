@@ -1,31 +1,8 @@
-"""Shared helpers for the tests: small scenarios built in Python, hand-made workloads."""
+"""Fixtures shared by the tests (plain helpers live in helpers.py)."""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
-
-from workbench.config import Arrivals, Batching, Scenario, Scheduler, Service, Stream
-from workbench.hardware import Hardware
-from workbench.runtime.workload import Requests
-
-
-def scenario(rates=(0.8,), cores=1, requests=2000, seed=1, streams=None, **kw) -> Scenario:
-    """A Poisson scenario with one stream per rate (stream i has priority i); other fields by keyword."""
-    if streams is None:
-        streams = tuple(Stream(f"s{i}", Arrivals(rate=r), priority=i) for i, r in enumerate(rates))
-    kw.setdefault("service", Service())
-    kw.setdefault("batching", Batching())
-    kw.setdefault("scheduler", Scheduler())
-    kw.setdefault("hardware", Hardware(cores=cores))
-    return Scenario(streams=tuple(streams), seed=seed, requests=requests, **kw)
-
-
-def hand_requests(times, streams=None) -> Requests:
-    """A workload with the given arrival times (s) and stream indices."""
-    t = np.asarray(times, dtype=float)
-    s = np.zeros(len(t), dtype=np.int32) if streams is None else np.asarray(streams, dtype=np.int32)
-    return Requests(arrival_s=t, stream=s, shapes={})
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import hand_requests
+from helpers import hand_requests
 
 from workbench.compiler import CompileOptions, compile_plan
 from workbench.compiler.cost import Tiling, choose_layout, cost_kernel

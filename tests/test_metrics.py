@@ -8,7 +8,7 @@ import sys
 import textwrap
 
 import numpy as np
-from conftest import scenario
+from helpers import scenario
 
 from workbench.analysis.metrics import jain, stats, summarize, tail_drivers, wait_profile
 from workbench.config import Batching, Scheduler, Service

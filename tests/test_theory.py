@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 import pytest
-from conftest import scenario
+from helpers import scenario
 
 from workbench.config import Scheduler, Service
 from workbench.runtime.engine import Engine, simulate

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from conftest import hand_requests, scenario
+from helpers import hand_requests, scenario
 
 from workbench.config import Batching, ResidentModel, Scheduler, Service, Stream
 from workbench.hardware import Hardware

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import scenario
+from helpers import scenario
 
 from workbench.config import Arrivals, Drift, ShapeDist, Stream
 from workbench.errors import ConfigError
