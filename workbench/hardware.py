@@ -7,7 +7,7 @@ chip split into a few compute cores sharing one HBM stack), not vendor datasheet
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from workbench.errors import check, check_positive
 
@@ -33,10 +33,6 @@ class Hardware:
         check_positive("hbm_bandwidth_bytes_per_s", self.hbm_bandwidth_bytes_per_s)
         check_positive("hbm_capacity_bytes", self.hbm_capacity_bytes)
         check(self.launch_s >= 0, "launch_s", self.launch_s, "must be >= 0")
-
-    def with_cores(self, cores: int) -> Hardware:
-        """The same chip with another core count."""
-        return replace(self, cores=cores)
 
 
 PRESETS: dict[str, Hardware] = {

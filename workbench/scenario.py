@@ -14,6 +14,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from workbench.compiler.envelope import parse_envelope
+from workbench.compiler.plan import CompileOptions
 from workbench.config import (
     Arrivals,
     Batching,
@@ -28,6 +30,7 @@ from workbench.config import (
 )
 from workbench.errors import ConfigError
 from workbench.hardware import PRESETS, Hardware
+from workbench.models import REQUEST_DIM, build
 
 _REQUIRED = object()
 _TYPES: dict[str, tuple[type, ...]] = {"int": (int,), "float": (int, float), "str": (str,), "bool": (bool,),
@@ -213,9 +216,6 @@ def parse_scenario(data: dict[str, Any], source: str = "<scenario>", base_dir: P
 
 def _model(t: _Table, base_dir: Path, streams: tuple[Stream, ...]) -> ModelSpec:
     """The [model] section, checked as far as it can be without compiling."""
-    from workbench.compiler.envelope import parse_envelope
-    from workbench.models import REQUEST_DIM, build
-
     kind = {"graph": "str", "fusion": "str", "max_depth": "int", "out_of_envelope": "str",
             "recompile_limit": "int", "recompile_pause_s": "float", "generic_slowdown": "float",
             "noise_cv": "float", "granule": "int", "profile": "str"}
@@ -242,8 +242,6 @@ def _model(t: _Table, base_dir: Path, streams: tuple[Stream, ...]) -> ModelSpec:
     if kw["profile"]:
         kw["profile"] = str(base_dir / kw["profile"])
     spec = _build(ModelSpec, t.prefix, **kw)
-    from workbench.compiler.plan import CompileOptions
-
     _build(CompileOptions, t.prefix, fusion=spec.fusion, max_depth=spec.max_depth,
            out_of_envelope=spec.out_of_envelope, recompile_limit=spec.recompile_limit,
            recompile_pause_s=spec.recompile_pause_s, generic_slowdown=spec.generic_slowdown,

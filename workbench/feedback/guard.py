@@ -13,7 +13,6 @@ final configuration over the baseline: ``(p99_before - p99_after) / p99_before``
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from dataclasses import dataclass, field
 
@@ -158,8 +157,3 @@ def closed_loop(scenario: Scenario, threshold: float = 0.05, actions: list[Actio
     loop.final_summary = summarize(loop.final)
     loop.final_actions = choice[1]
     return loop
-
-
-def with_requests(scenario: Scenario, requests: int | None) -> Scenario:
-    """The scenario with another request count (for quicker sweeps)."""
-    return scenario if requests is None else dataclasses.replace(scenario, requests=requests)

@@ -23,8 +23,6 @@ from pathlib import Path
 from workbench.errors import ConfigError
 from workbench.scenario import parse_scenario, resolve
 
-COLUMNS = ("bucket_hit_rate", "prediction_error", "adaptation_gain", "p99_before_s", "p99_after_s", "final_actions")
-
 
 def parse_values(text: str) -> list:
     """``"200,400.5,x"`` -> [200, 400.5, "x"], each read as a TOML value where it can be."""
