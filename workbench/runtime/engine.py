@@ -82,8 +82,10 @@ class Engine:
         # the batch costs the loop used, rebuilt as columns: factor x mean (class, size) + extras
         x = np.concatenate(v.factor_chunks)[:nb] if v.factor_chunks else np.zeros(0)
         b_key = np.array(v.b_key, dtype=np.int64)
-        rows, inverse = np.unique(np.stack([b_class, b_size, b_key]), axis=1, return_inverse=True) if nb \
-            else (np.zeros((3, 0), dtype=np.int64), np.zeros(0, dtype=np.int64))
+        # one code per (class, size, key), so distinct costs are looked up once (a 1-D unique is fast)
+        width_s, width_k = int(b_size.max(initial=0)) + 1, int(b_key.max(initial=0)) + 1
+        codes, inverse = np.unique((b_class * width_s + b_size) * width_k + b_key, return_inverse=True)
+        rows = np.stack([codes // (width_s * width_k), codes // width_k % width_s, codes % width_k])
         scales = [m.service_scale for m in self.scenario.models] or [1.0]
         table = np.array([(scales[self.class_model[c]], *self.classification.cost(self.class_bucket[c], s, k))
                           for c, s, k in rows.T.tolist()]).reshape(-1, 4)  # (scale, mean, memory share, fallback)
