@@ -34,7 +34,10 @@ def clean(nb) -> bool:
         else:
             for out in cell.get("outputs", []):
                 if out.output_type == "stream" and out.name == "stdout":
-                    kept.append(out)
+                    if kept and kept[-1].output_type == "stream":  # one block, however stdout was flushed
+                        kept[-1].text += out.text
+                    else:
+                        kept.append(out)
                 elif out.output_type in ("execute_result", "display_data"):
                     data = {k: v for k, v in out.data.items() if k in TEXT_OUTPUTS}
                     if data:

@@ -61,6 +61,17 @@ def test_fairness_panel_weights_move_per_stream_p99():
     assert "Jain" in p.summary.value
 
 
+def test_fairness_panel_pinned_under_skew_gives_one_hot_core():
+    p = FairnessPanel(discipline="fifo", load=0.7)
+    balanced = p.result["summary"]
+    p.ctrl["placement"].value = "pinned"
+    p.ctrl["skew"].value = 0.85
+    skewed = p.result["summary"]
+    assert skewed["cores"]["imbalance"] > 1.4 > 1.05 > balanced["cores"]["imbalance"]
+    assert skewed["latency_s"]["p99"] > 2 * balanced["latency_s"]["p99"]
+    assert skewed["tail_drivers"]["core_imbalance"] > 0.3
+
+
 def test_residency_panel_more_hbm_no_reloads():
     p = ResidencyPanel()
     assert p.result["summary"]["residency"]["loads"] > 0

@@ -66,7 +66,11 @@ class BatchingPanel(Panel):
 
 
 class FairnessPanel(Panel):
-    """Streams with priorities and weights, the discipline and the placement: per-stream p99, Jain, cores."""
+    """Streams with priorities and weights, discipline, placement and skew: per-stream p99, Jain, cores.
+
+    With ``pinned`` placement each stream has its own core (stream i on core i), so
+    skewing the traffic towards one stream saturates its core while the other idles.
+    """
 
     requests = 8000
 
@@ -74,13 +78,14 @@ class FairnessPanel(Panel):
         return {"discipline": dropdown(["fifo", "priority", "weighted"], "priority", "discipline"),
                 "batch_weight": slider(1.0, 0.25, 8.0, 0.25, "weight of 'batch'"),
                 "placement": dropdown(["least-loaded", "round-robin", "pinned"], "least-loaded", "placement"),
-                "load": slider(0.95, 0.3, 0.99, 0.01, "utilisation target")}
+                "load": slider(0.95, 0.3, 0.99, 0.01, "utilisation target"),
+                "skew": slider(0.53, 0.5, 0.9, 0.01, "share of 'interactive'")}
 
-    def run(self, discipline, batch_weight, placement, load):
+    def run(self, discipline, batch_weight, placement, load, skew):
         base = _base("priority_two_streams")
-        scale = load / 0.95  # the scenario is built for 95% utilisation
-        streams = tuple(_with_rate(s, s.arrivals.rate * scale) for s in base.streams)
-        streams = (streams[0], dataclasses.replace(streams[1], weight=batch_weight))
+        total = sum(s.arrivals.rate for s in base.streams) * load / 0.95  # built for 95% utilisation
+        streams = (_with_rate(base.streams[0], total * skew),
+                   dataclasses.replace(_with_rate(base.streams[1], total * (1 - skew)), weight=batch_weight))
         sc = dataclasses.replace(base, streams=streams, requests=self.requests,
                                  scheduler=Scheduler(discipline=discipline, placement=placement))
         trace = self.simulate(sc)
