@@ -333,7 +333,17 @@ def run_events(e: Engine) -> RunColumns:  # noqa: C901 - the event loop is one f
             if sealed:
                 seal(c, now)
             if idle:
-                dispatch(now)
+                # an arrival changes only its own class: unless that class is now ready, nothing can start
+                # (with timeouts, dispatch also purges, so it always runs)
+                if sealed or timeout_s:
+                    dispatch(now)
+                else:
+                    oldest = heads(c)[1]
+                    if take(class_n[c], oldest, now):
+                        dispatch(now)
+                    elif timer_at[c] != deadline(oldest):
+                        timer_at[c] = deadline(oldest)
+                        push(heap, (timer_at[c], next_seq(), _TIMER, c, 0))
         else:
             break
         if track:
