@@ -72,7 +72,8 @@ DIRECTION = ("rose", "rise", "risen", "increase", "doubled", "tripled", "went up
 EVIDENCE_NOUNS = ("report", "breakdown", "trace", "replay", "histogram", "load test", "load-test", "benchmark",
                   "a/b", "ab test", "comparison", "compare", "cdf", "profile table", "table", "export", "experiment",
                   "repro", "rerun", "re-run", "plot", "curve", "sweep", "dump", "capture", "timeline", "perfetto",
-                  "vs", "versus", "side by side", "diff", "evidence", "scenario", "run", "numbers")
+                  "vs", "versus", "side by side", "diff", "evidence", "scenario", "run", "running", "comparing",
+                  "numbers")
 QUALIFIERS = ("per-bucket", "per bucket", "by bucket", "per-stream", "per stream", "by stream", "per-core",
               "per core", "by core", "per-kernel", "per kernel", "by kernel", "per-tenant", "per tenant",
               "same seed", "fixed seed", "seeded", "seed", "replay", "production shape", "production traffic",
@@ -186,8 +187,15 @@ def _listy(text: str) -> bool:
     """A run of bare terms ('drift/fallback/queue', 'fusion, SRAM, HBM, bandwidth, p95: ...') is no argument."""
     if re.search(r"[a-z0-9]+(?:/[a-z0-9]+){2,}", text):
         return True
-    items = [i.strip() for i in re.split(r"[,;:]", text) if i.strip()]
+    items = [i.strip() for i in re.split(r"[,;:]| / ", text) if i.strip()]
     return len(items) >= 4 and sum(len(i.split()) <= 2 for i in items) >= 0.75 * len(items)
+
+
+def _termlist(text: str) -> bool:
+    """A line that, past its 'Label:', is three or more items, most of them one or two words."""
+    body = re.sub(r"^\s*[a-z ]{1,20}:", "", text)
+    items = [i.strip() for i in re.split(r"[,;]| / ", body) if i.strip()]
+    return len(items) >= 3 and sum(len(i.split()) <= 2 for i in items) >= 0.75 * len(items)
 
 
 def _linked(window: str, chain) -> bool:
@@ -245,10 +253,10 @@ def _mechanism(drill: Drill, segs: list[str], norms: list[str]) -> Element:
                               "like 'fusion' or the general definition of compiler-runtime mapping is not a mechanism")
 
 
-def _artifact(segs: list[str], norms: list[str], drill: Drill) -> Element:
+def _artifact(segs: list[str], norms: list[str], drill: Drill, stuffed: bool) -> Element:
     for s, n in zip(segs, norms, strict=True):
         noun = _has(n, EVIDENCE_NOUNS)
-        if not noun:
+        if not noun or (stuffed and _termlist(n)):
             continue
         # a qualifier that makes it concrete, other than the noun itself ("Artifact: mapping report." is not enough)
         rest = _phrase(noun).sub(" ", n, count=1)
@@ -260,10 +268,19 @@ def _artifact(segs: list[str], norms: list[str], drill: Drill) -> Element:
                               "test at production shapes ('check dashboards' or 'profile it' is not one)")
 
 
-def _fix(segs: list[str], norms: list[str], drill: Drill) -> Element:
+ACTIONS = ("fix", "add", "lower", "raise", "switch", "move", "cap", "set", "use", "pin", "enable", "disable", "change",
+           "increase", "reduce", "split", "re-place", "replace", "rebalance", "go back", "keep", "recompile", "rebuild",
+           "re-bucket", "rebucket", "extend", "widen", "turn off", "turn on", "flip", "revert", "roll back", "drop",
+           "limit", "bound", "shorten", "halve", "double", "give", "assign", "route", "place", "partition", "shard",
+           "prefetch", "preload", "warm", "precompile", "unfuse", "fuse", "calibrate", "retune", "tune", "make",
+           "ship", "cut", "trim", "bump", "grow", "shrink", "allocate", "reserve", "evict", "schedule", "weight")
+
+
+def _fix(segs: list[str], norms: list[str], drill: Drill, stuffed: bool) -> Element:
     for s, n in zip(segs, norms, strict=True):
         term = _has(n, drill.rubric.fix_terms)
-        if term and not _negated(n, term) and not _listy(n):
+        acted = _has(n, ACTIONS)  # a fix is something to do, not a number in the evidence
+        if term and acted and not _negated(n, term) and not _listy(n) and not (stuffed and _termlist(n)):
             return Element(True, _quote(s), "")
     examples = "; ".join(drill.rubric.fix_terms[:3])
     return Element(False, "", f"propose one bounded fix for this mechanism, e.g. {examples}")
@@ -321,8 +338,10 @@ def grade(drill: Drill, answer: str) -> Grade:
         empty = "the answer is empty" if not answer.strip() else "the answer only restates the drill or the card"
         elements = {k: Element(False, "", f"{empty}: explain the {k} in your own words") for k in ELEMENTS}
     else:
+        # an answer made mostly of term lists is keyword-stuffed: its list lines earn nothing
+        stuffed = sum(_termlist(n) for n in norms) >= 0.5 * len(norms)
         elements = {"workload": _workload(segs, norms, drill), "mechanism": _mechanism(drill, segs, norms),
-                    "artifact": _artifact(segs, norms, drill), "fix": _fix(segs, norms, drill),
+                    "artifact": _artifact(segs, norms, drill, stuffed), "fix": _fix(segs, norms, drill, stuffed),
                     "owner": _owner(segs, norms), "rollback": _rollback(segs, norms)}
     core = sum(elements[k].present for k in CORE)
     verdict = "strong" if core == len(CORE) else "weak" if core <= 1 else "partial"
