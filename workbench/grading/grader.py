@@ -304,8 +304,10 @@ def _owner(segs: list[str], norms: list[str]) -> Element:
                               "serving on-call); 'someone' or 'the team should' is not an owner")
 
 
-def _rollback(segs: list[str], norms: list[str]) -> Element:
+def _rollback(segs: list[str], norms: list[str], stuffed: bool) -> Element:
     for s, n in zip(segs, norms, strict=True):
+        if stuffed and _termlist(n):
+            continue
         if RELEASE.search(n):
             return Element(True, _quote(s), "")
         if _has(n, WAY_BACK) and TRIGGER.search(n):
@@ -342,7 +344,7 @@ def grade(drill: Drill, answer: str) -> Grade:
         stuffed = sum(_termlist(n) for n in norms) >= 0.5 * len(norms)
         elements = {"workload": _workload(segs, norms, drill), "mechanism": _mechanism(drill, segs, norms),
                     "artifact": _artifact(segs, norms, drill, stuffed), "fix": _fix(segs, norms, drill, stuffed),
-                    "owner": _owner(segs, norms), "rollback": _rollback(segs, norms)}
+                    "owner": _owner(segs, norms), "rollback": _rollback(segs, norms, stuffed)}
     core = sum(elements[k].present for k in CORE)
     verdict = "strong" if core == len(CORE) else "weak" if core <= 1 else "partial"
     score = sum(WEIGHTS[k] for k, e in elements.items() if e.present)
