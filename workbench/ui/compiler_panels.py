@@ -3,22 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
-from functools import cache
 
 import numpy as np
 
 from workbench.analysis.metrics import summarize
 from workbench.config import Drift, ShapeDist
-from workbench.scenario import load_scenario
 from workbench.ui import figures as f
-from workbench.ui.panel import Panel, dropdown, slider
-
-
-@cache
-def _base(name: str):
-    """A built-in scenario, read once (scenarios are immutable)."""
-    return load_scenario(name)
-
+from workbench.ui.panel import Panel, builtin, dropdown, slider, with_rate
 
 ENVELOPES = {
     "128 / 256 / 512": [128, 256, 512],
@@ -41,7 +32,7 @@ class ShapeEnvelopePanel(Panel):
                 "policy": dropdown(["reject", "pad", "recompile", "fallback"], "fallback", "out of envelope")}
 
     def run(self, median, sigma, drift_to, envelope, policy):
-        base = _base("drift_magnitude")
+        base = builtin("drift_magnitude")
         span = self.requests / base.offered_rate  # s, the run's length
         drift = Drift({"median": float(drift_to)}, 0.0, span) if drift_to != median else None
         stream = dataclasses.replace(base.streams[0], shapes={"seq": ShapeDist("lognormal", median=float(median),
@@ -90,10 +81,8 @@ class FusionPanel(Panel):
                 "cores": slider(4, 1, 8, 1, "cores", integer=True)}
 
     def run(self, fusion, max_depth, rate, cores):
-        base = _base("fusion_memory_bursts")
-        stream = dataclasses.replace(base.streams[0], arrivals=dataclasses.replace(base.streams[0].arrivals,
-                                                                                   rate=float(rate)))
-        sc = dataclasses.replace(base, streams=(stream,), requests=self.requests,
+        base = builtin("fusion_memory_bursts")
+        sc = dataclasses.replace(base, streams=(with_rate(base.streams[0], rate),), requests=self.requests,
                                  hardware=dataclasses.replace(base.hardware, cores=cores),
                                  model=dataclasses.replace(base.model, fusion=fusion, max_depth=max_depth))
         trace = self.simulate(sc)

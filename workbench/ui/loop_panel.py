@@ -6,8 +6,7 @@ import dataclasses
 
 from workbench.feedback.guard import closed_loop
 from workbench.ui import figures as f
-from workbench.ui.compiler_panels import _base
-from workbench.ui.panel import Panel, dropdown, slider
+from workbench.ui.panel import Panel, builtin, dropdown, slider
 
 SCENARIOS = ["shape_drift", "fusion_memory_bursts", "placement_skew", "priority_two_streams"]
 
@@ -26,7 +25,7 @@ class ClosedLoopPanel(Panel):
                 "threshold": slider(0.05, 0.0, 0.5, 0.01, "guard threshold")}
 
     def run(self, scenario, threshold):
-        sc = dataclasses.replace(_base(scenario), requests=self.requests)
+        sc = dataclasses.replace(builtin(scenario), requests=self.requests)
         return closed_loop(sc, threshold=threshold)
 
     def draw(self, loop):

@@ -11,14 +11,29 @@ message in the panel instead of a traceback. Where no widget front end exists
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import time
+from functools import cache
 from typing import Any
 
 import ipywidgets as w
 
 from workbench.errors import ConfigError
 from workbench.ui.figures import png
+
+
+@cache
+def builtin(name: str):
+    """A built-in scenario, read once (scenarios are immutable)."""
+    from workbench.scenario import load_scenario
+
+    return load_scenario(name)
+
+
+def with_rate(stream, rate: float):
+    """A stream with another Poisson rate (1/s)."""
+    return dataclasses.replace(stream, arrivals=dataclasses.replace(stream.arrivals, rate=float(rate)))
 
 
 def slider(value: float, lo: float, hi: float, step: float, label: str, integer: bool = False):

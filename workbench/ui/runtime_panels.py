@@ -9,14 +9,9 @@ import numpy as np
 from workbench.analysis.metrics import summarize, wait_profile
 from workbench.config import Batching, Scheduler
 from workbench.ui import figures as f
-from workbench.ui.compiler_panels import _base
-from workbench.ui.panel import Panel, dropdown, slider
+from workbench.ui.panel import Panel, builtin, dropdown, slider, with_rate
 
 GIB = 1 << 30
-
-
-def _with_rate(stream, rate: float):
-    return dataclasses.replace(stream, arrivals=dataclasses.replace(stream.arrivals, rate=float(rate)))
 
 
 class BatchingPanel(Panel):
@@ -31,8 +26,8 @@ class BatchingPanel(Panel):
                 "rate": slider(1500, 100, 3000, 50, "load (req/s)")}
 
     def run(self, policy, max_batch, max_delay_ms, rate):
-        base = _base("batching_knee")
-        sc = dataclasses.replace(base, requests=self.requests, streams=(_with_rate(base.streams[0], rate),),
+        base = builtin("batching_knee")
+        sc = dataclasses.replace(base, requests=self.requests, streams=(with_rate(base.streams[0], rate),),
                                  batching=Batching(policy, max_batch, max_delay_ms / 1e3))
         trace = self.simulate(sc)
         return {"trace": trace, "summary": summarize(trace), "profile": wait_profile(trace, windows=20)}
@@ -82,10 +77,10 @@ class FairnessPanel(Panel):
                 "skew": slider(0.53, 0.5, 0.9, 0.01, "share of 'interactive'")}
 
     def run(self, discipline, batch_weight, placement, load, skew):
-        base = _base("priority_two_streams")
+        base = builtin("priority_two_streams")
         total = sum(s.arrivals.rate for s in base.streams) * load / 0.95  # built for 95% utilisation
-        streams = (_with_rate(base.streams[0], total * skew),
-                   dataclasses.replace(_with_rate(base.streams[1], total * (1 - skew)), weight=batch_weight))
+        streams = (with_rate(base.streams[0], total * skew),
+                   dataclasses.replace(with_rate(base.streams[1], total * (1 - skew)), weight=batch_weight))
         sc = dataclasses.replace(base, streams=streams, requests=self.requests,
                                  scheduler=Scheduler(discipline=discipline, placement=placement))
         trace = self.simulate(sc)
@@ -116,8 +111,8 @@ class ResidencyPanel(Panel):
                 "embed_rate": slider(150, 0, 600, 25, "embed traffic (req/s)")}
 
     def run(self, hbm_gib, embed_rate):
-        base = _base("memory_residency")
-        streams = tuple(_with_rate(s, embed_rate if s.name == "embed" else s.arrivals.rate) for s in base.streams
+        base = builtin("memory_residency")
+        streams = tuple(with_rate(s, embed_rate if s.name == "embed" else s.arrivals.rate) for s in base.streams
                         if s.name != "embed" or embed_rate > 0)
         sc = dataclasses.replace(base, streams=streams, requests=self.requests,
                                  hardware=dataclasses.replace(base.hardware, hbm_capacity_bytes=hbm_gib * GIB))
