@@ -128,19 +128,19 @@ def closed_loop(scenario: Scenario, threshold: float = 0.05, actions: list[Actio
     summary = summarize(baseline)
     loop = LoopResult(scenario, baseline, summary)
     before = loop.before
-    runs = {}
+    runs = {}  # id(action) -> (scenario, trace, summary): kept so the chosen run is not simulated twice
     for action in propose(scenario, baseline, summary) if actions is None else actions:
         sc = action.apply(scenario)
-        s = summarize(run_scenario(sc))
+        trace = run_scenario(sc)
+        s = summarize(trace)
         effect = Effect.of(s)
         loop.results.append(ActionResult(action, effect, guard(before, effect, threshold)))
-        runs[id(action)] = (sc, s)
+        runs[id(action)] = (sc, trace, s)
     accepted = [r for r in loop.results if r.verdict.accepted]
     loop.final_scenario, loop.final, loop.final_summary = scenario, baseline, summary
     if not accepted:
         return loop
     best = min(accepted, key=lambda r: r.effect.p99_s)
-    choice = (runs[id(best.action)][0], (best.action.kind,))
     if len(accepted) > 1:
         combined = scenario
         for r in accepted:
@@ -152,8 +152,6 @@ def closed_loop(scenario: Scenario, threshold: float = 0.05, actions: list[Actio
             loop.final_scenario, loop.final, loop.final_summary = combined, trace, s
             loop.final_actions = tuple(r.action.kind for r in accepted)
             return loop
-    loop.final_scenario = choice[0]
-    loop.final = run_scenario(choice[0])
-    loop.final_summary = summarize(loop.final)
-    loop.final_actions = choice[1]
+    loop.final_scenario, loop.final, loop.final_summary = runs[id(best.action)]
+    loop.final_actions = (best.action.kind,)
     return loop

@@ -22,7 +22,6 @@ import numpy as np  # noqa: E402
 from workbench.analysis.metrics import DRIVERS  # noqa: E402
 from workbench.feedback.guard import LoopResult  # noqa: E402
 from workbench.feedback.telemetry import bucket_telemetry, compile_profile  # noqa: E402
-from workbench.pipeline import compile_scenario  # noqa: E402
 
 NO_MODEL_NOTE = ("This scenario has no [model] section, so there is no compiled plan: the compile profile, "
                  "bucket telemetry and compile-time actions (re-bucketing, fusion) do not apply. Runtime "
@@ -47,7 +46,8 @@ def build_report(loop: LoopResult, command: str) -> dict:
         "final_config": _config(loop.final_scenario or sc),
         "note": "" if sc.model is not None else NO_MODEL_NOTE,
     }
-    rep["compile_profile"] = compile_profile(compile_scenario(sc)) if sc.model is not None else []
+    run = loop.baseline.service.info.get("run") if sc.model is not None else None  # the plan the baseline ran
+    rep["compile_profile"] = compile_profile(run.plan) if run is not None else []
     return rep
 
 
