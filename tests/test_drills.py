@@ -48,7 +48,7 @@ def test_each_drill_scenario_reproduces_its_regression(drill_id):
 
 
 @pytest.mark.parametrize("drill_id", sorted(DRILLS))
-def test_reference_answers_grade_as_labelled_when_paraphrase_free(drill_id):
+def test_pasting_the_reference_answers_earns_nothing(drill_id):
     d = DRILLS[drill_id]
     assert grade(d, d.weak_answer).verdict == "weak"
     assert grade(d, d.strong_answer).verdict == "weak"  # pasting the drill's own text earns nothing
@@ -144,14 +144,18 @@ def test_drills_are_picked_unseen_first_then_by_weakest_element(tmp_path):
     s = Store(tmp_path / "p.sqlite3")
     d = DRILLS["compiler-runtime-mapping"]
     f = DRILLS["fusion-memory-bursts"]
-    good = ("p99 of chat traffic doubled once seq > 512. Shapes past 512 miss every bucket and fall back to generic "
-            "kernels, so batches run slower and requests queue, which pushes p99 up.")
-    s.save(grade(d, good), good, time.time())  # mechanism present, owner missing
-    s.save(grade(f, "no idea"), "no idea", time.time() + 1)
+    terse = ("- p99 of the chat stream 2x once seq > 512\n"
+             "- those shapes miss every bucket -> generic fallback kernels -> slower batches -> queueing -> p99\n"
+             "- proof: per-bucket hit rate + misses by reason from the mapping report, same seed\n"
+             "- fix: add 1024/2048 buckets and recompile\n- owner: ML compiler team\n"
+             "- canary; revert to the pinned plan if p99 regresses > 5%")
+    s.save(grade(d, terse), terse, time.time())  # seen longer ago, every element present
+    s.save(grade(f, "no idea"), "no idea", time.time() + 1)  # seen last, every element missing
     ids = sorted(DRILLS)
     order = pick_drills(ids, s, len(ids))
-    assert set(order[:-2]) == set(ids) - {d.id, f.id}  # unseen first
-    assert order[-2:] == [f.id, d.id] or order[-2:] == [d.id, f.id]
+    assert set(order[:-2]) == set(ids) - {d.id, f.id}  # unseen drills come first
+    # then the drill where the weakest element failed, although it was seen more recently
+    assert order[-2:] == [f.id, d.id]
     s.close()
 
 

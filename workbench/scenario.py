@@ -9,6 +9,7 @@ in ``workbench/scenarios/`` and are found by name.
 
 from __future__ import annotations
 
+import dataclasses
 import tomllib
 from importlib import resources
 from pathlib import Path
@@ -219,8 +220,8 @@ def _model(t: _Table, base_dir: Path, streams: tuple[Stream, ...]) -> ModelSpec:
     kind = {"graph": "str", "fusion": "str", "max_depth": "int", "out_of_envelope": "str",
             "recompile_limit": "int", "recompile_pause_s": "float", "generic_slowdown": "float",
             "noise_cv": "float", "granule": "int", "profile": "str"}
-    defaults = ModelSpec(envelope={"x": [1]})
-    kw: dict[str, Any] = {k: t.get(k, v, getattr(defaults, k)) for k, v in kind.items()}
+    defaults = {f.name: f.default for f in dataclasses.fields(ModelSpec)}
+    kw: dict[str, Any] = {k: t.get(k, v, defaults[k]) for k, v in kind.items()}
     kw["params"] = t.get("params", "table", {})
     kw["envelope"] = t.get("envelope", "table")
     kw["expected_shares"] = t.numbers("expected_shares")
