@@ -193,6 +193,7 @@ class ModelSpec:
     params: dict[str, int] = field(default_factory=dict)  # builder parameters, e.g. d_model, heads
     fusion: str = "elementwise"  # none | elementwise | aggressive
     max_depth: int = 32  # ops per fused kernel
+    attention: str = "flash"  # flash (tiled, online softmax) | naive (whole score matrices on chip)
     envelope: dict[str, list] = field(default_factory=dict)  # dim -> upper bounds or [{min, opt, max}]
     out_of_envelope: str = "fallback"  # reject | pad | recompile | fallback
     recompile_limit: int = 8

@@ -25,6 +25,7 @@ class Hardware:
     hbm_bandwidth_bytes_per_s: float = 1.6e12  # shared by all cores
     hbm_capacity_bytes: int = 32 * GIB
     launch_s: float = 5e-6  # per kernel launch / dispatch overhead
+    mma_rows: int = 16  # rows of the matrix unit: compute pads the token rows to a multiple of this
 
     def __post_init__(self) -> None:
         check(isinstance(self.cores, int) and self.cores >= 1, "cores", self.cores, "must be an integer >= 1")
@@ -33,6 +34,8 @@ class Hardware:
         check_positive("hbm_bandwidth_bytes_per_s", self.hbm_bandwidth_bytes_per_s)
         check_positive("hbm_capacity_bytes", self.hbm_capacity_bytes)
         check(self.launch_s >= 0, "launch_s", self.launch_s, "must be >= 0")
+        check(isinstance(self.mma_rows, int) and 1 <= self.mma_rows <= 4096, "mma_rows", self.mma_rows,
+              "must be an integer in [1, 4096]")
 
 
 PRESETS: dict[str, Hardware] = {

@@ -26,7 +26,8 @@ def compile_scenario(scenario: Scenario, trace: bool = False) -> Plan:
         from workbench.compiler.calibrate import load_profile
 
         calibration = load_profile(spec.profile, scenario.hardware)
-    opts = CompileOptions(fusion=spec.fusion, max_depth=spec.max_depth, out_of_envelope=spec.out_of_envelope,
+    opts = CompileOptions(fusion=spec.fusion, max_depth=spec.max_depth, attention=spec.attention,
+                          out_of_envelope=spec.out_of_envelope,
                           recompile_limit=spec.recompile_limit, recompile_pause_s=spec.recompile_pause_s,
                           generic_slowdown=spec.generic_slowdown, noise_cv=spec.noise_cv, granule=spec.granule,
                           max_batch=scenario.batching.max_batch, compile_batch=scenario.batching.max_batch)

@@ -89,7 +89,8 @@ def _hardware(t: _Table) -> Hardware:
         raise ConfigError(t.key("preset"), preset, f"must be one of {', '.join(PRESETS)}")
     base = PRESETS[preset]
     fields = {"cores": "int", "peak_flops_per_core": "float", "sram_bytes_per_core": "int",
-              "hbm_bandwidth_bytes_per_s": "float", "hbm_capacity_bytes": "int", "launch_s": "float"}
+              "hbm_bandwidth_bytes_per_s": "float", "hbm_capacity_bytes": "int", "launch_s": "float",
+              "mma_rows": "int"}
     kwargs = {k: t.get(k, kind, getattr(base, k)) for k, kind in fields.items()}
     t.done()
     return _build(Hardware, t.prefix, **kwargs)
@@ -217,7 +218,7 @@ def parse_scenario(data: dict[str, Any], source: str = "<scenario>", base_dir: P
 
 def _model(t: _Table, base_dir: Path, streams: tuple[Stream, ...]) -> ModelSpec:
     """The [model] section, checked as far as it can be without compiling."""
-    kind = {"graph": "str", "fusion": "str", "max_depth": "int", "out_of_envelope": "str",
+    kind = {"graph": "str", "fusion": "str", "max_depth": "int", "attention": "str", "out_of_envelope": "str",
             "recompile_limit": "int", "recompile_pause_s": "float", "generic_slowdown": "float",
             "noise_cv": "float", "granule": "int", "profile": "str"}
     defaults = {f.name: f.default for f in dataclasses.fields(ModelSpec)}
@@ -243,7 +244,7 @@ def _model(t: _Table, base_dir: Path, streams: tuple[Stream, ...]) -> ModelSpec:
     if kw["profile"]:
         kw["profile"] = str(base_dir / kw["profile"])
     spec = _build(ModelSpec, t.prefix, **kw)
-    _build(CompileOptions, t.prefix, fusion=spec.fusion, max_depth=spec.max_depth,
+    _build(CompileOptions, t.prefix, fusion=spec.fusion, max_depth=spec.max_depth, attention=spec.attention,
            out_of_envelope=spec.out_of_envelope, recompile_limit=spec.recompile_limit,
            recompile_pause_s=spec.recompile_pause_s, generic_slowdown=spec.generic_slowdown,
            noise_cv=spec.noise_cv, granule=spec.granule)

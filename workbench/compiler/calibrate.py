@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from workbench.compiler.cost import choose_layout, cost_kernel
+from workbench.compiler.cost import best_cost
 from workbench.compiler.fusion import fuse_ops
 from workbench.errors import ConfigError
 from workbench.graph import Builder, Graph, Op
@@ -73,9 +73,7 @@ def single_op_graph(op: Op, d: dict[str, int]) -> Graph:
 def roofline_seconds(op: Op, d: dict[str, int], hw: Hardware) -> float:
     """The uncalibrated model's time for one profiled op (best tiling, no fusion)."""
     g = single_op_graph(op, d)
-    kernels = fuse_ops(g, "none")
-    tilings = choose_layout(g, kernels, {}, hw)
-    return sum(cost_kernel(g, k, {}, hw, t).seconds for k, t in zip(kernels, tilings, strict=True))
+    return sum(best_cost(g, k, {}, hw).seconds for k in fuse_ops(g, "none"))
 
 
 def _parse_row(path: Path, n: int, row: list[str]) -> tuple[Op, dict[str, int], float]:

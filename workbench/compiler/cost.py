@@ -1,22 +1,34 @@
-"""Roofline cost model of a kernel at a concrete shape: ``launch + max(compute, memory)``.
+"""Roofline cost model of a fused kernel at a concrete shape, tile by tile.
 
-For a kernel with F FLOPs over R output rows, run in row tiles of T rows:
+A kernel runs over its token rows (the product of the symbolic dims of its tensors:
+batch x seq for a transformer, batch x hw x hw for a conv) in row tiles of T rows.
+Its on-chip working set is what ONE tile needs (Williams et al.'s roofline, with the
+tiled IO analysis of FlashAttention, Dao et al. 2022, and Rabe & Staats 2021):
 
-* compute time = F / (peak * eff), eff = R / (ceil(R / T) * T) * T / (T + FILL_ROWS):
-  the last tile's padding, and the pipeline fill of a systolic array (small tiles waste
-  it);
-* memory time = bytes / HBM bandwidth, where bytes = activations read and written once
-  + weights (once if ``stationary`` in SRAM, once per tile if ``streamed``) + spills;
-* a kernel whose materialised intermediates (plus stationary weights) exceed the core's
-  SRAM spills the overflow: written out and read back, at ``SPILL_EFFICIENCY`` of the
-  streaming bandwidth (spills are scattered, not streamed), so it costs
-  ``2 * overflow / SPILL_EFFICIENCY`` bytes of HBM time.
+* a row tensor (3-D ``[b, s, F]``, a conv's NHWC map): ``T x F`` elements;
+* a per-head tensor ``[b, h, s, dh]``: one head at a time, ``T x dh``; but a per-head
+  tensor that a batch-matmul inside the kernel reads as its right operand (K, V) needs
+  the whole sequence of every head once it is made in the kernel (``s x h x dh``);
+  read from HBM it is streamed in key blocks and re-read once per query tile;
+* a score tensor ``[b, h, s, s]``: with ``attention="flash"`` (online softmax) one
+  ``T x KEY_BLOCK`` block of one head; with ``"naive"`` the whole ``s x s`` matrix of
+  one (batch, head), which is what materialising the scores costs;
+* weights: all of them resident (``stationary``, read once) or a double-buffered
+  staging block per weight (``streamed``, every weight re-read once per row tile).
 
-Each kernel is tagged compute- or memory-bound by the larger term. A batch's
-memory-bound share (time in memory-bound kernels over total time) is what the runtime
-uses for HBM contention. An optional :class:`~workbench.compiler.calibrate.Calibration`
-rescales each kernel by its master op's fitted factor, the way profiling-based
-serving simulators correct an analytic model with measured kernel times.
+Tensors are freed after their last use inside the kernel (an elementwise op, a softmax
+or a norm overwrites its input in place), so the working set is the peak over the kernel's ops. A tile that does not fit
+spills its overflow: written out and read back each time the peak recurs (once per tile,
+and per head in a kernel that loops over heads), at ``SPILL_EFFICIENCY``
+of the streaming bandwidth, so HBM traffic grows smoothly with the overflow.
+
+Time is ``launch + max(FLOPs / peak, bytes / bandwidth)``; compute pads the rows only to
+the matrix unit's granularity (``Hardware.mma_rows``). Each kernel carries its bytes and
+its isolated time, so its bandwidth demand is ``bytes / (time x bandwidth)`` in [0, 1]:
+launch time demands none. :func:`choose_tiling` picks, per kernel and per concrete
+shape, the cheapest (tile, weight residency); more SRAM or bandwidth can only keep or
+lower that minimum. An optional :class:`~workbench.compiler.calibrate.Calibration`
+rescales each kernel by its master op's fitted factor.
 """
 
 from __future__ import annotations
@@ -24,14 +36,15 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import numpy as np
-
 from workbench.compiler.fusion import Kernel
-from workbench.graph import Graph, Op, concrete
+from workbench.graph import DTYPE_BYTES, Graph, Op, concrete
 from workbench.hardware import Hardware
 
-FILL_ROWS = 32  # rows a systolic array needs to fill its pipeline (a 32-deep array)
 SPILL_EFFICIENCY = 0.5  # share of streaming bandwidth that scattered spill traffic achieves
+KEY_BLOCK = 128  # keys per block of flash attention's inner loop
+WEIGHT_BLOCK = 128  # columns per staged block of a streamed weight (double-buffered)
+TILE_CANDIDATES = (16, 32, 64, 128, 256, 512, 1024, 2048, 4096)
+ATTENTION = ("flash", "naive")
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,108 +60,193 @@ class Tiling:
 
 @dataclass(frozen=True, slots=True)
 class KernelCost:
-    """A kernel's cost at one shape."""
+    """A kernel's cost at one shape and tiling."""
 
     name: str
     flops: float
-    bytes: float  # HBM bytes moved, spills included at their efficiency
+    bytes: float  # HBM bytes moved (spills counted at their efficiency)
     spill_bytes: float  # raw bytes spilled (written + read back)
-    working_set: float  # bytes of materialised intermediates (+ stationary weights)
+    working_set: float  # bytes one tile needs on chip (peak over the kernel's ops)
     compute_s: float
-    memory_s: float
+    memory_s: float  # bytes / HBM bandwidth, alone on the chip
     seconds: float  # launch + max(compute, memory), calibrated if a calibration is given
+    tiling: Tiling = Tiling()
+
+    @property
+    def demand(self) -> float:
+        """Share of the HBM bandwidth the kernel draws over its isolated time (0..1)."""
+        return min(self.memory_s / self.seconds, 1.0) if self.seconds > 0 else 0.0
 
     @property
     def memory_bound(self) -> bool:
-        """Whether HBM bandwidth limits this kernel."""
+        """Whether HBM bandwidth limits this kernel (its memory time exceeds its compute time)."""
         return self.memory_s > self.compute_s
 
 
-def kernel_shape_facts(graph: Graph, k: Kernel, dims: dict[str, int]) -> tuple[float, float, float, float, int]:
-    """(FLOPs, activation bytes, weight bytes, materialised bytes, output rows) of a kernel."""
+@dataclass(frozen=True, slots=True)
+class Footprint:
+    """A kernel's shape facts: what is fixed, and what each tile size adds."""
+
+    flops: float
+    tokens: int  # token rows the kernel runs over
+    heads: int  # a per-head kernel loops over heads inside each row tile: its peak recurs per head
+    seq: int  # tokens per sequence (a query tile never spans two)
+    in_bytes: float  # activations read once
+    kv_bytes: float  # activations re-read once per query tile (K, V from HBM)
+    out_bytes: float
+    weight_bytes: float
+    stage_bytes: float  # SRAM for double-buffered blocks of streamed weights
+    fixed: tuple[float, ...]  # per op position: bytes live that do not scale with the tile
+    per_row: tuple[float, ...]  # per op position: bytes live per tile row
+
+    def working_set(self, t: int, stationary: bool) -> float:
+        """Peak bytes on chip for tile ``t`` (weights resident or staged)."""
+        peak = max(f + t * r for f, r in zip(self.fixed, self.per_row, strict=True))
+        return peak + (self.weight_bytes if stationary else self.stage_bytes)
+
+
+def head_tensors(graph: Graph) -> frozenset[str]:
+    """The 4-D per-head tensors ``[b, h, s, x]``: made by a head split or a batch-matmul, or from one."""
+    heads: set[str] = set()
+    for n in graph.nodes:
+        if len(n.shape) != 4 or n.op in (Op.CONV2D, Op.INPUT, Op.PARAM):
+            continue
+        if n.op in (Op.SPLIT_HEADS, Op.BATCH_MATMUL) or any(i in heads for i in n.inputs):
+            heads.add(n.name)
+    for n in graph.nodes:  # inputs read by a batch-matmul are per-head too
+        if n.op == Op.BATCH_MATMUL:
+            heads.update(i for i in n.inputs if len(graph.node(i).shape) == 4)
+    return frozenset(heads)
+
+
+def _rows(shape: tuple[int, ...], per_head: bool) -> int:
+    """Token rows of a concrete tensor: every dim but the last, and but the heads of a per-head one."""
+    rows = math.prod(shape[:-1]) if len(shape) > 1 else 1
+    return rows // shape[1] if per_head else rows
+
+
+def footprint(graph: Graph, k: Kernel, dims: dict[str, int], attention: str = "flash") -> Footprint:
+    """Per-tile SRAM needs and HBM traffic facts of kernel ``k`` at concrete ``dims``."""
+    inside = set(k.nodes)
+    order = {m: i for i, m in enumerate(k.nodes)}
+    heads_of = head_tensors(graph)
+    last: dict[str, int] = {}
+    rhs: set[str] = set()  # tensors a batch-matmul in the kernel reads as its right operand
+    for m in k.nodes:
+        node = graph.node(m)
+        for pos, i in enumerate(node.inputs):
+            last[i] = order[m]
+            if node.op == Op.BATCH_MATMUL and pos == 1:
+                rhs.add(i)
+    master = concrete(graph.node(k.nodes[0]).shape, dims)
+    tokens = _rows(master, k.nodes[0] in heads_of)
+    seq = next((concrete(graph.node(t).shape, dims)[2] for t in (*k.inputs, *k.nodes) if t in heads_of), tokens)
     flops = sum(graph.node(m).flops(graph, dims) for m in k.nodes)
-    act, weights = 0.0, 0.0
-    for i in k.inputs:
-        n = graph.node(i)
-        if n.op == Op.PARAM:
-            weights += n.bytes(dims)
-        else:
-            act += n.bytes(dims)
-    act += sum(graph.node(o).bytes(dims) for o in k.outputs)
-    materialised = float(sum(graph.node(m).bytes(dims) for m in k.materialised))
-    out_shape = concrete(graph.node(k.outputs[0] if k.outputs else k.nodes[-1]).shape, dims)
-    rows = math.prod(out_shape[:-1]) if len(out_shape) > 1 else 1
-    return flops, act, weights, materialised, rows
+    weight_bytes = stage = in_bytes = kv_bytes = 0.0
+    fixed_of: dict[str, float] = {}
+    row_of: dict[str, float] = {}
+    for name in (*k.inputs, *k.nodes):
+        node = graph.node(name)
+        shape, size, item = concrete(node.shape, dims), node.bytes(dims), DTYPE_BYTES[node.dtype]
+        if node.op == Op.PARAM:
+            weight_bytes += size
+            if len(shape) >= 2:
+                stage = max(stage, 2.0 * WEIGHT_BLOCK * math.prod(shape[:-1]) * item)
+            continue
+        per_head = name in heads_of
+        width = size / max(_rows(shape, per_head), 1)  # bytes per token row, every head
+        heads = shape[1] if per_head else 1
+        fixed, per_row = 0.0, width
+        if per_head and shape[3] == shape[2] and name not in rhs:  # scores [b, h, s, s]
+            if attention == "naive":  # the whole matrix of one (batch, head)
+                fixed, per_row = float(shape[2] * shape[3] * item), 0.0
+            else:  # one block of one head, online softmax
+                per_row = float(min(shape[3], KEY_BLOCK) * item)
+        elif name in rhs and name in inside:  # K, V made here: the whole sequence, every head
+            fixed, per_row = shape[2] * width, 0.0
+        elif name in rhs:  # K, V from HBM: key blocks of one head, re-read per query tile
+            fixed, per_row = min(shape[2], KEY_BLOCK) * width / heads, 0.0
+        elif per_head:  # one head at a time
+            per_row = width / heads
+        if name not in inside:
+            if name in rhs:
+                kv_bytes += size
+            else:
+                in_bytes += size
+        fixed_of[name], row_of[name] = fixed, per_row
+    out_bytes = float(sum(graph.node(o).bytes(dims) for o in k.outputs))
+    fixed_at, row_at = [], []
+    for p, m in enumerate(k.nodes):
+        node = graph.node(m)
+        in_place = node.op not in (Op.MATMUL, Op.BATCH_MATMUL, Op.CONV2D)  # same-shape ops overwrite their input
+        live = [t for t in fixed_of
+                if t == m
+                or ((t not in inside or order[t] < p) and last.get(t, -1) > p)
+                or (t in node.inputs and last.get(t, -1) == p and not in_place)]
+        fixed_at.append(sum(fixed_of[t] for t in live))
+        row_at.append(sum(row_of[t] for t in live))
+    heads = max((concrete(graph.node(t).shape, dims)[1] for t in (*k.inputs, *k.nodes) if t in heads_of), default=1)
+    return Footprint(flops, tokens, heads, seq, in_bytes, kv_bytes, out_bytes, weight_bytes, stage,
+                     tuple(fixed_at), tuple(row_at))
 
 
-class FactsPolynomial:
-    """A kernel's shape facts as exact polynomials in (batch, d): degree <= 1 in batch, <= 2 in d.
+def cost_tiled(f: Footprint, name: str, hw: Hardware, tiling: Tiling, adjust=None) -> KernelCost:
+    """Cost of a kernel with facts ``f`` under ``tiling`` (``adjust``: a calibration, seconds -> seconds)."""
+    t = min(tiling.tile_rows, f.tokens)
+    stationary = tiling.weights == "stationary"
+    tiles = math.ceil(f.tokens / t)
+    query_tiles = math.ceil(f.seq / min(t, f.seq))
+    ws = f.working_set(t, stationary)
+    overflow = max(0.0, ws - hw.sram_bytes_per_core)
+    spill = 2.0 * overflow * tiles * f.heads  # out and back each time the peak recurs
+    weights = f.weight_bytes * (1 if stationary else tiles)
+    moved = f.in_bytes + f.kv_bytes * query_tiles + f.out_bytes + weights + spill / SPILL_EFFICIENCY
+    g = hw.mma_rows
+    padded = math.ceil(f.tokens / g) * g
+    compute_s = f.flops * padded / f.tokens / hw.peak_flops_per_core
+    memory_s = moved / hw.hbm_bandwidth_bytes_per_s
+    seconds = hw.launch_s + max(compute_s, memory_s)
+    if adjust is not None:
+        seconds = adjust(seconds)
+    return KernelCost(name, f.flops, moved, spill, ws, compute_s, memory_s, seconds, tiling)
 
-    Every op here has FLOPs and tensor sizes that are sums of products of dims, with the
-    per-request dim at most squared (attention scores, image area) and batch at most
-    linear, so six evaluations pin the coefficients down and later evaluations cost a
-    dot product instead of a walk over the graph.
-    """
 
-    POINTS = [(b, d) for b in (1, 2) for d in (1, 2, 3)]
-
-    def __init__(self, graph: Graph, k: Kernel, dim: str):
-        basis = np.array([[b**i * d**j for i in (0, 1) for j in (0, 1, 2)] for b, d in self.POINTS], dtype=float)
-        values = np.array([kernel_shape_facts(graph, k, {"batch": b, dim: d}) for b, d in self.POINTS], dtype=float)
-        self.coef = np.linalg.solve(basis, values)  # (6 monomials, 5 facts)
-
-    def __call__(self, batch: int, d: int) -> tuple[float, float, float, float, int]:
-        m = np.array([batch**i * d**j for i in (0, 1) for j in (0, 1, 2)], dtype=float)
-        f = m @ self.coef
-        return float(round(f[0])), float(round(f[1])), float(round(f[2])), float(round(f[3])), int(round(f[4]))
+def _adjuster(graph: Graph, k: Kernel, calibration):
+    if calibration is None:
+        return None
+    op = graph.node(k.nodes[0]).op
+    return lambda seconds: calibration.adjust(op, seconds)
 
 
 def cost_kernel(graph: Graph, k: Kernel, dims: dict[str, int], hw: Hardware, tiling: Tiling,
-                calibration=None, facts: tuple | None = None) -> KernelCost:
-    """The roofline cost of kernel ``k`` at ``dims`` with ``tiling`` on ``hw`` (``facts`` if already known)."""
-    flops, act, weights, materialised, rows = facts or kernel_shape_facts(graph, k, dims)
-    t = tiling.tile_rows
-    tiles = math.ceil(rows / t)
-    eff = rows / (tiles * t) * t / (t + FILL_ROWS)
-    if tiling.weights == "stationary":
-        weight_traffic, resident = weights, weights
-    else:
-        weight_traffic, resident = weights * tiles, 0.0
-    working_set = materialised + resident
-    overflow = max(0.0, working_set - hw.sram_bytes_per_core)
-    spill = 2.0 * overflow
-    moved = act + weight_traffic + spill / SPILL_EFFICIENCY
-    compute_s = flops / (hw.peak_flops_per_core * eff)
-    memory_s = moved / hw.hbm_bandwidth_bytes_per_s
-    seconds = hw.launch_s + max(compute_s, memory_s)
-    if calibration is not None:
-        seconds = calibration.adjust(graph.node(k.nodes[0]).op, seconds)
-    return KernelCost(k.name, flops, moved, spill, working_set, compute_s, memory_s, seconds)
+                calibration=None, attention: str = "flash") -> KernelCost:
+    """The roofline cost of kernel ``k`` at ``dims`` with ``tiling`` on ``hw``."""
+    return cost_tiled(footprint(graph, k, dims, attention), k.name, hw, tiling, _adjuster(graph, k, calibration))
 
 
-TILE_CANDIDATES = (32, 64, 128, 256, 512, 1024)
+def candidates(f: Footprint, hw: Hardware) -> list[Tiling]:
+    """Tilings worth trying: tiles up to the kernel's rows; stationary only if the weights fit."""
+    out = []
+    for t in TILE_CANDIDATES:
+        modes = ["streamed"] if f.weight_bytes else ["stationary"]
+        if f.weight_bytes and f.weight_bytes <= hw.sram_bytes_per_core:
+            modes.append("stationary")
+        out.extend(Tiling(t, m) for m in modes)
+        if t >= f.tokens:
+            break
+    return out
+
+
+def best_cost(graph: Graph, k: Kernel, dims: dict[str, int], hw: Hardware, calibration=None,
+              attention: str = "flash") -> KernelCost:
+    """The cheapest tiling of kernel ``k`` at ``dims`` (ties: the smaller tile, fewer bytes on chip)."""
+    f = footprint(graph, k, dims, attention)
+    adjust = _adjuster(graph, k, calibration)
+    costs = [cost_tiled(f, k.name, hw, t, adjust) for t in candidates(f, hw)]
+    return min(costs, key=lambda c: (c.seconds, c.bytes, c.working_set))
 
 
 def choose_layout(graph: Graph, kernels: tuple[Kernel, ...], dims: dict[str, int], hw: Hardware,
-                  calibration=None) -> tuple[Tiling, ...]:
-    """Per kernel, the cheapest tiling from the candidate set at ``dims`` (a pure function).
-
-    Stationary weights are a candidate only if the weights and one tile of activations
-    fit the core's SRAM; among equal costs the smaller tile wins (less SRAM held).
-    """
-    chosen = []
-    for k in kernels:
-        flops, act, weights, materialised, rows = kernel_shape_facts(graph, k, dims)
-        row_bytes = act / max(rows, 1)
-        best: tuple[float, Tiling] | None = None
-        for t in TILE_CANDIDATES:
-            for mode in ("stationary", "streamed") if weights else ("stationary",):
-                held = (weights if mode == "stationary" else 0.0) + t * row_bytes
-                if held > hw.sram_bytes_per_core and not (mode == "streamed" and t == TILE_CANDIDATES[0]):
-                    continue
-                tiling = Tiling(t, mode)
-                s = cost_kernel(graph, k, dims, hw, tiling, calibration).seconds
-                if best is None or s < best[0]:
-                    best = (s, tiling)
-        chosen.append(best[1] if best else Tiling(TILE_CANDIDATES[0], "streamed"))
-    return tuple(chosen)
+                  calibration=None, attention: str = "flash") -> tuple[Tiling, ...]:
+    """Per kernel, the cheapest tiling at ``dims`` (a pure function)."""
+    return tuple(best_cost(graph, k, dims, hw, calibration, attention).tiling for k in kernels)

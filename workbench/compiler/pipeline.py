@@ -1,6 +1,6 @@
 """``compile_plan``: the compiler as one straight line of passes.
 
-    graph --verify--> fuse_ops --> choose_layout (per bucket) --> place_buckets --> Plan
+    graph --verify--> fuse_ops --> choose_layout (per bucket and shape) --> place_buckets --> Plan
 
 Each pass is a pure function; ``trace=True`` keeps every pass's artefact on the plan
 (``plan.passes``) so a notebook can show the graph after each step.
@@ -48,7 +48,7 @@ def place_buckets(loads: list[float], cores: int) -> tuple[tuple[int, ...], ...]
 def _mapping(graph: Graph, kernels, hw: Hardware, opts: CompileOptions, dim: str, value: int,
              calibration) -> Mapping:
     dims = {"batch": opts.compile_batch, dim: value}
-    return Mapping(kernels, choose_layout(graph, kernels, dims, hw, calibration))
+    return Mapping(kernels, choose_layout(graph, kernels, dims, hw, calibration, opts.attention))
 
 
 def compile_plan(graph: Graph, hardware: Hardware, envelope: dict[str, list], options: CompileOptions | None = None,
@@ -66,7 +66,8 @@ def compile_plan(graph: Graph, hardware: Hardware, envelope: dict[str, list], op
     # fusion is shape-independent: one partition serves every bucket
     kernels = fuse_ops(graph, opts.fusion, opts.max_depth)
     passes.append(("fuse_ops", kernels))
-    # layout and tiling are specialised per bucket, at its opt shape and the compile batch
+    # layout and tiling are specialised per bucket (shown at its opt and the compile batch; the plan
+    # re-tiles every (batch size, shape) it meets, as a shape-specialising compiler caches per shape)
     mappings = [_mapping(graph, kernels, hardware, opts, dim, b.opt, calibration) for b in buckets]
     passes.append(("choose_layout", {b.name: m.tilings for b, m in zip(buckets, mappings, strict=True)}))
     draft = Plan(graph, hardware, opts, dim, (), Mapping((), ()), calibration)
@@ -81,7 +82,7 @@ def compile_plan(graph: Graph, hardware: Hardware, envelope: dict[str, list], op
     passes.append(("place_buckets", {b.name: c for b, c in zip(buckets, cores, strict=True)}))
     # the generic fallback: unfused, one fixed tiling, no specialisation
     singles = fuse_ops(graph, "none")
-    generic = Mapping(singles, (GENERIC_TILING,) * len(singles))
+    generic = Mapping(singles, (GENERIC_TILING,) * len(singles), specialised=False)
     compiled = tuple(CompiledBucket(b, m, c, p)
                      for b, m, c, p in zip(buckets, mappings, cores, predicted, strict=True))
     plan = Plan(graph, hardware, opts, dim, compiled, generic, calibration)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from workbench.compiler import envelope as env
-from workbench.compiler.cost import FactsPolynomial, KernelCost, Tiling, cost_kernel
+from workbench.compiler.cost import ATTENTION, KernelCost, Tiling, best_cost, cost_kernel
 from workbench.compiler.fusion import Kernel
 from workbench.errors import ConfigError, check, check_non_negative, check_one_of
 from workbench.graph import Graph
@@ -36,6 +36,7 @@ class CompileOptions:
 
     fusion: str = "elementwise"  # none | elementwise | aggressive
     max_depth: int = 32  # ops per fused kernel
+    attention: str = "flash"  # flash (tiled, online softmax) | naive (whole score matrices on chip)
     out_of_envelope: str = "fallback"  # reject | pad | recompile | fallback
     recompile_limit: int = 8  # torch.compile's default recompile limit
     recompile_pause_s: float = 0.25  # s, a compile on first sight of a shape
@@ -48,6 +49,7 @@ class CompileOptions:
     def __post_init__(self) -> None:
         check_one_of("fusion", self.fusion, ("none", "elementwise", "aggressive"))
         check_one_of("out_of_envelope", self.out_of_envelope, env.POLICIES)
+        check_one_of("attention", self.attention, ATTENTION)
         for k in ("max_depth", "max_batch", "compile_batch", "granule"):
             v = getattr(self, k)
             check(isinstance(v, int) and v >= 1, k, v, "must be an integer >= 1")
@@ -63,7 +65,8 @@ class Mapping:
     """Kernels and their tilings: what a bucket (or the generic fallback) runs."""
 
     kernels: tuple[Kernel, ...]
-    tilings: tuple[Tiling, ...]
+    tilings: tuple[Tiling, ...]  # at the compile shape; a specialised mapping re-tiles per (batch, shape)
+    specialised: bool = True  # False: the generic fallback keeps its one tiling at every shape
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,27 +97,29 @@ class Plan:
     # --- costing -----------------------------------------------------------------------
 
     def kernel_costs(self, mapping: Mapping, batch: int, value: int) -> tuple[KernelCost, ...]:
-        """Every kernel of ``mapping`` costed at (batch, value)."""
+        """Every kernel of ``mapping`` costed at (batch, value), tiled for that shape if specialised."""
         key = (id(mapping), batch, value)
         if key not in self._memo:
             dims = {"batch": batch, self.dim: value}
-            self._memo[key] = tuple(cost_kernel(self.graph, k, dims, self.hardware, t, self.calibration,
-                                                facts=self._facts(k)(batch, value))
-                                    for k, t in zip(mapping.kernels, mapping.tilings, strict=True))
+            g, hw, cal, att = self.graph, self.hardware, self.calibration, self.options.attention
+            if mapping.specialised:
+                costs = tuple(best_cost(g, k, dims, hw, cal, att) for k in mapping.kernels)
+            else:
+                costs = tuple(cost_kernel(g, k, dims, hw, t, cal, att)
+                              for k, t in zip(mapping.kernels, mapping.tilings, strict=True))
+            self._memo[key] = costs
         return self._memo[key]
 
-    def _facts(self, kernel: Kernel) -> FactsPolynomial:
-        key = ("facts", kernel)
-        if key not in self._memo:
-            self._memo[key] = FactsPolynomial(self.graph, kernel, self.dim)
-        return self._memo[key]
+    def phases(self, mapping: Mapping, batch: int, value: int) -> tuple[tuple[float, float], ...]:
+        """The batch as its kernels in order: (isolated seconds, HBM bandwidth demand 0..1) each."""
+        return tuple((c.seconds, c.demand) for c in self.kernel_costs(mapping, batch, value))
 
     def mapping_time(self, mapping: Mapping, batch: int, value: int) -> tuple[float, float]:
-        """(seconds, memory-bound share) of a batch through ``mapping``."""
+        """(seconds, mean bandwidth demand) of a batch through ``mapping``, alone on the chip."""
         costs = self.kernel_costs(mapping, batch, value)
         total = sum(c.seconds for c in costs)
-        memory = sum(c.seconds for c in costs if c.memory_bound)
-        return total, (memory / total if total > 0 else 0.0)
+        moved = sum(c.demand * c.seconds for c in costs)
+        return total, (moved / total if total > 0 else 0.0)
 
     def predict(self, bucket: int, batch: int) -> float:
         """The compiler's predicted latency of a batch in a bucket (isolated, at opt)."""
@@ -176,7 +181,7 @@ class PlanRun:
         return plan.generic, 1
 
     def batch_profile(self, bucket: int, size: int, value: int) -> dict[str, float]:
-        """Launches, spilled bytes and the compiler's prediction for a batch (isolated, no noise)."""
+        """Launches, spilled bytes, the compiler's prediction and the isolated time at the real shape (no noise)."""
         mapping, floor = self.mapping(bucket)
         costs = self.plan.kernel_costs(mapping, size, max(value, floor))
         kind = self.kind(bucket)
@@ -188,23 +193,41 @@ class PlanRun:
         else:
             predicted = float("nan")  # no compile-time prediction for padded or generic runs
         return {"launches": float(len(costs)), "spill_bytes": sum(c.spill_bytes for c in costs),
-                "predicted_s": predicted}
+                "predicted_s": predicted, "isolated_s": self.cost(bucket, size, value)[0]}
 
-    def cost(self, bucket: int, size: int, value: int) -> tuple[float, float, float]:
-        """(seconds, memory share, fallback seconds) of a batch: the runtime's cost callable."""
+    def _timed(self, bucket: int, value: int) -> tuple[Mapping, int, float]:
+        """What a batch of a bucket id runs: the mapping, the shape it is timed at, a slowdown."""
         plan, (pad0, rec0, gen) = self.plan, self.ids()
         if bucket < pad0:
-            return (*plan.mapping_time(plan.buckets[bucket].mapping, size, value), 0.0)
-        if bucket < rec0:  # padded up to the target bucket's min: the difference is waste
+            return plan.buckets[bucket].mapping, value, 1.0
+        if bucket < rec0:  # padded up to the target bucket's min
             b = plan.buckets[bucket - pad0]
-            t, m = plan.mapping_time(b.mapping, size, max(value, b.bucket.min))
-            return t, m, t - plan.mapping_time(b.mapping, size, value)[0]
+            return b.mapping, max(value, b.bucket.min), 1.0
         if bucket < gen:
-            return (*plan.mapping_time(self.extra[bucket - rec0].mapping, size, value), 0.0)
-        t, m = plan.mapping_time(plan.generic, size, value)
-        t *= plan.options.generic_slowdown
-        specialised = plan.mapping_time(plan.buckets[-1].mapping, size, value)[0]
-        return t, m, max(t - specialised, 0.0)
+            return self.extra[bucket - rec0].mapping, value, 1.0
+        return plan.generic, value, plan.options.generic_slowdown
+
+    def phases(self, bucket: int, size: int, value: int) -> tuple[tuple[float, float], ...]:
+        """A batch's kernel phases, (isolated seconds, bandwidth demand) each: the runtime's phase callable.
+
+        The generic fallback runs the same bytes ``generic_slowdown`` times slower, so its
+        demand is divided by the slowdown.
+        """
+        mapping, v, slow = self._timed(bucket, value)
+        return tuple((s * slow, u / slow) for s, u in self.plan.phases(mapping, size, v))
+
+    def cost(self, bucket: int, size: int, value: int) -> tuple[float, float, float]:
+        """(seconds, mean bandwidth demand, fallback seconds) of a batch: the runtime's cost callable."""
+        plan, (pad0, rec0, gen) = self.plan, self.ids()
+        mapping, v, slow = self._timed(bucket, value)
+        t, u = plan.mapping_time(mapping, size, v)
+        t, u = t * slow, u / slow
+        if pad0 <= bucket < rec0:  # the padding is waste
+            return t, u, t - plan.mapping_time(mapping, size, value)[0]
+        if bucket >= gen:
+            specialised = plan.mapping_time(plan.buckets[-1].mapping, size, value)[0]
+            return t, u, max(t - specialised, 0.0)
+        return t, u, 0.0
 
 
 def _classify(plan: Plan, requests: Requests) -> Classification:
@@ -264,6 +287,6 @@ def _classify(plan: Plan, requests: Requests) -> Classification:
     bucket[bucket == -2] = generic
     cores = tuple(b.cores for b in plan.buckets) + tuple(b.cores for b in plan.buckets) \
         + tuple(b.cores for b in run.extra) + (tuple(range(plan.hardware.cores)),)
-    return Classification(bucket=bucket, bucket_names=run.names(), cost=run.cost, shape_key=keys,
+    return Classification(bucket=bucket, bucket_names=run.names(), cost=run.cost, phases=run.phases, shape_key=keys,
                           extra_s=extra_s, bucket_cores=cores,
                           labels={"mapping": kind, "miss_reason": reason}, info={"reasons": tuple(reasons), "run": run})
