@@ -8,6 +8,7 @@ from helpers import hand_requests, scenario
 from workbench.config import Batching, ResidentModel, Scheduler, Service, Stream
 from workbench.hardware import Hardware
 from workbench.runtime.engine import simulate
+from workbench.runtime.service import Classification
 from workbench.runtime.trace import COMPLETED, REJECTED_QUEUE_FULL, REJECTED_TIMEOUT
 
 DET = Service(law="deterministic", base_s=1.0)
@@ -121,6 +122,52 @@ def test_hbm_contention_slows_concurrent_memory_bound_batches():
     assert half.end_s.tolist() == [1.0, 1.5]  # demand 0.5 + 0.5 fits the bandwidth
     one_core = run([0.0, 0.5], cores=1, service=mem)
     assert one_core.end_s.tolist() == [1.0, 2.0]
+
+
+def test_hbm_sharing_conserves_bandwidth():
+    # four batches of demand 0.5 together ask for 200 % of HBM: each gets a quarter, so each
+    # needs twice its isolated second (the physical lower bound), never less
+    half = Service(law="deterministic", base_s=1.0, memory_share=0.5)
+    tr = run([0.0, 0.0, 0.0, 0.0], cores=4, service=half)
+    assert np.allclose(tr.end_s, 2.0)
+
+
+def test_hbm_sharing_is_max_min_fair():
+    # demands 1.0 and 0.25: the light one gets all it asks, the heavy one the remaining 0.75
+    # (water level 0.75): the light one ends at 1.0; the heavy one has done 0.75 s of work by then
+    class Two:
+        def classify(self, requests):
+            return Classification(bucket=requests.stream.astype(np.int32), bucket_names=("heavy", "light"),
+                                  cost=lambda b, s, k: (1.0, (1.0, 0.25)[b], 0.0))
+
+        def draw_factors(self, rng, n):
+            return np.ones(n)
+
+    sc = scenario(rates=(1.0, 1.0), service=DET, hardware=Hardware(cores=2))
+    tr = simulate(sc, Two(), requests=hand_requests([0.0, 0.0], [0, 1]))
+    assert np.allclose(tr.end_s, [1.25, 1.0])
+
+
+class Phased:
+    """Batches of two kernels: 0.5 s of compute (no HBM), then 0.5 s that saturates HBM."""
+
+    def classify(self, requests):
+        return Classification(bucket=np.zeros(len(requests), dtype=np.int32), bucket_names=("all",),
+                              cost=lambda b, s, k: (1.0, 0.5, 0.0), phases=lambda b, s, k: ((0.5, 0.0), (0.5, 1.0)))
+
+    def draw_factors(self, rng, n):
+        return np.ones(n)
+
+
+def test_bursts_are_temporal_phases_overlap_or_not():
+    sc = scenario(service=DET, hardware=Hardware(cores=2))
+    # together: both memory phases run at once from 0.5 and share HBM: 0.5 s of work at half speed
+    together = simulate(sc, Phased(), requests=hand_requests([0.0, 0.0]))
+    assert np.allclose(together.end_s, [1.5, 1.5])
+    # staggered by half a batch: one computes while the other reads, nothing slows
+    staggered = simulate(sc, Phased(), requests=hand_requests([0.0, 0.5]))
+    assert np.allclose(staggered.end_s, [1.0, 1.5])
+    assert np.allclose(staggered.batch_contention_s, 0.0)
 
 
 def test_residency_evicts_lru_and_charges_reload():

@@ -7,13 +7,17 @@ are a pre-drawn sorted array read with a cursor. At one instant, all heap events
 the arrivals at that instant, each followed by the dispatcher. Same scenario and seed,
 same trace, bit for bit.
 
-Shared HBM bandwidth (a fluid model): a batch on core k has isolated work W_k (s) and
-a memory-bound share m_k. While a set A of batches runs, their bandwidth demand is
-D = sum_{j in A} m_j (each memory-bound phase alone would saturate HBM). If D <= 1
-nothing slows; otherwise bandwidth is shared and the memory-bound part of every batch
-stretches by D, so batch k progresses at rate 1 / ((1 - m_k) + m_k * D) isolated
-seconds per second. Rates change only when a batch starts or ends; remaining work is
-carried across changes. With one core, or zero memory shares, service is unchanged.
+Shared HBM bandwidth (processor sharing of bandwidth, Massoulie & Roberts 1999): a
+batch runs as its sequence of kernel phases, each with an isolated duration (s) and a
+bandwidth demand u in [0, 1] (bytes / (duration x bandwidth): the share of HBM it draws
+alone). The phases running at one instant share HBM max-min fairly: if their demands
+add up to at most 1 each gets what it asks; otherwise a water level theta with
+sum_j min(u_j, theta) = 1 caps the hungry ones, and a phase progresses at
+min(1, theta / u_j) isolated seconds per second (its memory traffic, overlapped with its
+compute, is the bottleneck). No instant draws more than the HBM delivers, so four
+batches of demand 0.5 started together finish at twice their isolated time. Rates
+change only when a phase starts or ends; remaining work is carried across changes.
+With one core, or zero demands, service is unchanged.
 """
 
 from __future__ import annotations
@@ -80,11 +84,13 @@ def run_events(e: Engine) -> RunColumns:  # noqa: C901 - the event loop is one f
     busy_s = [0.0] * cores
     core_batch = [-1] * cores
     c_rate, c_m, c_rem, c_last, c_ver = [1.0] * cores, [0.0] * cores, [0.0] * cores, [0.0] * cores, [0] * cores
+    c_phases: list[list[tuple[float, float]]] = [[] for _ in range(cores)]  # phases still to run, reversed
     active: list[int] = []
     heap: list[tuple] = []
     push, pop = heapq.heappush, heapq.heappop
     seq, waiting, demand = 0, 0, 0.0
-    cost_cache: dict[tuple[int, int, int], tuple[float, float]] = {}
+    cost_cache: dict[tuple[int, int, int], tuple[float, float, tuple]] = {}
+    phases_of = cls.phases
     factor_chunks: list[np.ndarray] = []
     factors: list[float] = []
     fi = 0
@@ -95,11 +101,21 @@ def run_events(e: Engine) -> RunColumns:  # noqa: C901 - the event loop is one f
         return seq
 
     def rebalance(now: float) -> None:
-        """Share HBM bandwidth among the running batches; re-time those whose rate changed."""
-        s = demand if demand > 1.0 else 1.0
+        """Share HBM bandwidth max-min fairly among the running phases; re-time those whose rate changed."""
+        theta = INF
+        if demand > 1.0:  # water-filling: the level at which the capped demands use all of HBM
+            hungry = sorted(c_m[j] for j in active if c_m[j] > 0.0)
+            left, n_left = 1.0, len(hungry)
+            for u in hungry:
+                if u * n_left <= left:
+                    left -= u
+                    n_left -= 1
+                else:
+                    theta = left / n_left
+                    break
         for k in active:
             m = c_m[k]
-            r = 1.0 / ((1.0 - m) + m * s)
+            r = theta / m if m > theta else 1.0
             if r != c_rate[k]:
                 c_rem[k] -= (now - c_last[k]) * c_rate[k]
                 if c_rem[k] < 0.0:
@@ -107,6 +123,20 @@ def run_events(e: Engine) -> RunColumns:  # noqa: C901 - the event loop is one f
                 c_last[k], c_rate[k] = now, r
                 c_ver[k] += 1
                 push(heap, (now + c_rem[k] / r, next_seq(), _COMPLETE, k, c_ver[k]))
+
+    def enter(k: int, now: float, dur: float, u: float) -> None:
+        """Core ``k`` begins a phase of ``dur`` isolated seconds drawing ``u`` of the bandwidth."""
+        nonlocal demand
+        before = demand
+        c_m[k], c_rem[k], c_last[k] = u, dur, now
+        demand = sum([c_m[j] for j in active])  # summed afresh: no drift from adding and removing
+        if before <= 1.0 and demand <= 1.0:  # no sharing before or after: only this phase needs timing
+            c_rate[k] = 1.0
+            c_ver[k] += 1
+            push(heap, (now + dur, next_seq(), _COMPLETE, k, c_ver[k]))
+        else:
+            c_rate[k] = 0.0  # forces a re-time
+            rebalance(now)
 
     def start(k: int, c: int, members: list[int], t_disp: float, now: float) -> None:
         """Batch ``members`` of class ``c`` starts on core ``k``."""
@@ -116,27 +146,36 @@ def run_events(e: Engine) -> RunColumns:  # noqa: C901 - the event loop is one f
         cost = cost_cache.get((c, size, key))
         if cost is None:
             mean, mshare, _ = cls.cost(class_bucket[c], size, key)
-            cost = cost_cache[(c, size, key)] = (mean * scales[class_model[c]], mshare)
+            scale = scales[class_model[c]]
+            ph = phases_of(class_bucket[c], size, key) if phases_of is not None else ((mean, mshare),)
+            merged: list[tuple[float, float]] = []
+            for d, u in ph:  # adjacent phases of equal demand are one phase
+                if merged and merged[-1][1] == u:
+                    merged[-1] = (merged[-1][0] + d * scale, u)
+                else:
+                    merged.append((d * scale, u))
+            cost = cost_cache[(c, size, key)] = (mean * scale, mshare, tuple(merged))
         if fi == len(factors):  # one unit-mean factor per batch, drawn in chunks
             chunk = model.draw_factors(rng, FACTOR_CHUNK)
             factor_chunks.append(chunk)
             factors, fi = chunk.tolist(), 0
-        work = cost[0] * factors[fi]
+        x = factors[fi]
+        work = cost[0] * x
         fi += 1
-        m = cost[1]
         b = nbatch
         nbatch += 1
+        pre: list[tuple[float, float]] = []
         if extra is not None:
             e = max([extra[r] for r in members])
             if e:
                 b_extra[b] = e
-                m = (work * m) / (work + e) if work + e > 0.0 else 0.0
+                pre.append((e, 0.0))  # a recompile pause: the core compiles, HBM idle
                 work += e
         if residency is not None:
             reload = residency.acquire(class_model[c])
             if reload:
                 b_reload[b] = reload
-                m = (work * m + reload) / (work + reload)  # a reload is pure HBM traffic
+                pre.append((reload, 1.0))  # a reload is pure HBM traffic at full bandwidth
                 work += reload
         for r in members:
             req_batch[r] = b
@@ -154,16 +193,13 @@ def run_events(e: Engine) -> RunColumns:  # noqa: C901 - the event loop is one f
         if cores == 1:
             push(heap, (now + work, next_seq(), _COMPLETE, k, 0))
             return
-        c_m[k], c_rem[k], c_last[k], c_rate[k] = m, work, now, 0.0
+        todo = pre + [(d * x, u) for d, u in cost[2]]
+        todo.reverse()
+        d, u = todo.pop()
+        c_phases[k] = todo
+        c_m[k] = 0.0
         active.append(k)
-        before = demand
-        demand = before + m
-        if before <= 1.0 and demand <= 1.0:  # no sharing: only the new batch needs timing
-            c_rate[k] = 1.0
-            c_ver[k] += 1
-            push(heap, (now + work, next_seq(), _COMPLETE, k, c_ver[k]))
-        else:
-            rebalance(now)
+        enter(k, now, d, u)
 
     def heads(c: int) -> tuple[float, float]:
         """(best key, oldest arrival) over a class's queue heads."""
@@ -292,8 +328,13 @@ def run_events(e: Engine) -> RunColumns:  # noqa: C901 - the event loop is one f
             while heap and heap[0][0] == now:  # every heap event of this instant, then dispatch once
                 _, _, kind, a, ver = pop(heap)
                 if kind == _COMPLETE:
-                    if cores > 1 and ver != c_ver[a]:
-                        continue
+                    if cores > 1:
+                        if ver != c_ver[a]:
+                            continue
+                        if c_phases[a]:  # the batch's next kernel phase
+                            d, u = c_phases[a].pop()
+                            enter(a, now, d, u)
+                            continue
                     b = core_batch[a]
                     b_end[b] = now
                     busy_s[a] += now - b_start[b]
@@ -304,7 +345,8 @@ def run_events(e: Engine) -> RunColumns:  # noqa: C901 - the event loop is one f
                     if cores > 1:
                         active.remove(a)
                         before = demand
-                        demand = before - c_m[a] if active else 0.0
+                        c_m[a] = 0.0
+                        demand = sum([c_m[j] for j in active])
                         if before > 1.0:
                             rebalance(now)
                 elif sealed:

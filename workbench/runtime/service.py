@@ -4,8 +4,11 @@ The runtime asks a service model for ``classify(requests)``: the shape bucket of
 every request (``-1`` = refused), optional per-request shape keys, extra seconds (a
 recompile pause), a static placement per bucket and labels for the trace, and the
 run's cost callable ``cost(bucket, size, key)``: the mean isolated service time of a
-batch (s), its memory-bound share in [0, 1], and the part of that time spent in
-mapping fallback (padding, generic kernels) (s).
+batch (s), its mean HBM bandwidth demand in [0, 1] (bytes / (time x bandwidth): the
+share of the HBM it draws while it runs alone), and the part of that time spent in
+mapping fallback (padding, generic kernels) (s). A model may also give ``phases``: the
+batch as a sequence of (isolated seconds, demand) phases, its kernels in order, which
+the runtime shares bandwidth between; without it a batch is one phase.
 
 The actual time of one batch is ``cost(...)[0] * X`` with ``X`` drawn by
 ``draw_factors`` (E[X] = 1). The abstract laws below give exponential, deterministic
@@ -33,6 +36,9 @@ class Classification:
     bucket: np.ndarray  # int32 bucket index; -1 = refused (out of envelope, policy reject)
     bucket_names: tuple[str, ...]
     cost: Callable[[int, int, int], tuple[float, float, float]]  # (bucket, size, shape key) -> see batch_cost
+    # (bucket, size, shape key) -> the batch's phases in order, (isolated s, HBM bandwidth demand 0..1) each;
+    # None: one phase, (cost[0], cost[1])
+    phases: Callable[[int, int, int], tuple[tuple[float, float], ...]] | None = None
     shape_key: np.ndarray | None = None  # int per request; a batch is timed at its members' largest key
     extra_s: np.ndarray | None = None  # s added to the batch that carries the request (a recompile)
     bucket_cores: tuple[tuple[int, ...], ...] | None = None  # the compiler's static placement per bucket
