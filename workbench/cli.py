@@ -55,7 +55,8 @@ def format_summary(s: dict, description: str = "") -> str:
         (f"requests {s['requests']}: completed {s['completed']}, rejected {s['rejected']} "
         + ", ".join(f"{k} {v}" for k, v in s["rejected_by"].items() if v)).rstrip(),
         f"throughput {s['throughput_rps']:.4g} req/s over {s['measured']} measured requests",
-        "latency ms   " + _fmt_stats(s["latency_s"]),
+        "latency ms   " + _fmt_stats(s["latency_s"])
+        + (f"   (over completed requests only: {s['refused_share']:.1%} refused)" if s["refused_share"] else ""),
         "wait ms      " + _fmt_stats(s["wait_s"]),
     ]
     for name, st in s["streams"].items():

@@ -6,7 +6,12 @@
 * ``misses``: out-of-envelope requests by policy outcome and by the bound they broke.
 * ``prediction_error``: per bucket, observed batch time (start to end, contention and
   noise included, recompile pauses excluded) over the compiler's prediction (isolated,
-  at the bucket's opt), minus one: mean (signed) and mean absolute.
+  at the bucket's opt), minus one: mean (signed) and mean absolute; split into its
+  factors, each as a mean ratio minus one: ``shape`` (isolated time at the batch's real
+  shape over the prediction: below zero when live shapes are smaller than opt),
+  ``noise`` (kernel-time jitter) and ``contention`` (observed over isolated: HBM
+  bandwidth shared with other cores, never below zero). observed / predicted =
+  shape x noise x contention, batch by batch.
 """
 
 from __future__ import annotations
@@ -46,6 +51,7 @@ def mapping_summary(trace: Trace) -> dict | None:
     launches = np.array([p["launches"] for p in prof])[inv] if prof else np.zeros(0)
     spills = np.array([p["spill_bytes"] for p in prof])[inv] if prof else np.zeros(0)
     predicted = np.array([p["predicted_s"] for p in prof])[inv] if prof else np.zeros(0)
+    isolated = np.array([p["isolated_s"] for p in prof])[inv] if prof else np.zeros(0)
     sizes = trace.batch_size[measured_batch]
     served = max(int(sizes.sum()), 1)
     extra = np.zeros(int(measured_batch.sum()))
@@ -57,15 +63,27 @@ def mapping_summary(trace: Trace) -> dict | None:
         np.maximum.at(per_batch, trace.batch[ok], pauses[ok])
         extra = per_batch[measured_batch]
     ratio = (observed - extra) / predicted - 1.0
+    work = trace.batch_work_s[measured_batch]
+    reload = trace.batch_reload_s[measured_batch]
+    shape = isolated / predicted - 1.0
+    noisy = work - extra - reload  # isolated time with its kernel-time noise
+    noise = np.divide(noisy, isolated, out=np.ones_like(noisy), where=isolated > 0) - 1.0
+    contention = np.divide(observed, work, out=np.ones_like(work), where=work > 0) - 1.0
     errors = {}
     names = trace.bucket_names
     b_of = trace.batch_bucket[measured_batch]
-    for b in np.unique(b_of[np.isfinite(ratio)]).tolist():
-        r = ratio[(b_of == b) & np.isfinite(ratio)]
-        errors[names[b]] = {"mean": float(r.mean()), "mean_abs": float(np.abs(r).mean()), "batches": int(len(r))}
-    fin = ratio[np.isfinite(ratio)]
-    errors["all"] = {"mean": float(fin.mean()) if len(fin) else 0.0,
-                     "mean_abs": float(np.abs(fin).mean()) if len(fin) else 0.0, "batches": int(len(fin))}
+    fin = np.isfinite(ratio)
+
+    def split(sel: np.ndarray) -> dict:
+        r = ratio[sel]
+        return {"mean": float(r.mean()) if len(r) else 0.0, "mean_abs": float(np.abs(r).mean()) if len(r) else 0.0,
+                "batches": int(len(r)), "shape": float(shape[sel].mean()) if len(r) else 0.0,
+                "noise": float(noise[sel].mean()) if len(r) else 0.0,
+                "contention": float(contention[sel].mean()) if len(r) else 0.0}
+
+    for b in np.unique(b_of[fin]).tolist():
+        errors[names[b]] = split((b_of == b) & fin)
+    errors["all"] = split(fin)
     return {
         "bucket_hit_rate": float(hit[m].mean()) if m.any() else 0.0,
         "specialised_rate": float(specialised[m].mean()) if m.any() else 0.0,

@@ -133,6 +133,8 @@ def summarize(trace: Trace) -> dict:
         "rejected": int((~trace.completed).sum()),
         "rejected_by": {OUTCOMES[k]: int((trace.outcome == k).sum()) for k in range(1, len(OUTCOMES))},
         "measured": int(m.sum()),
+        # latency percentiles are over completed requests: refusals would hide the tail, so say how many
+        "refused_share": float((m & ~trace.completed).sum() / max(int(m.sum()), 1)),
         "throughput_rps": float(ok.sum() / span),
         "latency_s": stats(trace.latency_s[ok]),
         "wait_s": stats(trace.wait_s[ok]),

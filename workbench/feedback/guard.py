@@ -34,13 +34,15 @@ class Effect:
     throughput_rps: float
     fairness: float
     stream_p99_s: dict[str, float]
+    refused_share: float = 0.0  # percentiles are over completed requests: refusals must not buy a better tail
 
     @staticmethod
     def of(summary: dict) -> Effect:
         """The effect columns of a run summary."""
         lat = summary["latency_s"]
         return Effect(lat["p50"], lat["p95"], lat["p99"], lat["mean"], summary["throughput_rps"],
-                      summary["fairness_jain"], {n: s["latency_s"]["p99"] for n, s in summary["streams"].items()})
+                      summary["fairness_jain"], {n: s["latency_s"]["p99"] for n, s in summary["streams"].items()},
+                      summary["refused_share"])
 
 
 @dataclass(frozen=True)
@@ -52,7 +54,7 @@ class Verdict:
 
 
 def guard(before: Effect, after: Effect, threshold: float = 0.05) -> Verdict:
-    """Refuse if p99, any stream's p99 or throughput gets worse by more than ``threshold``."""
+    """Refuse if p99, any stream's p99 or throughput gets worse by more than ``threshold``, or more is refused."""
     problems = []
     if after.p99_s > before.p99_s * (1 + threshold):
         problems.append(f"p99 {before.p99_s * 1e3:.3f} -> {after.p99_s * 1e3:.3f} ms "
@@ -61,6 +63,8 @@ def guard(before: Effect, after: Effect, threshold: float = 0.05) -> Verdict:
         b = before.stream_p99_s.get(name, math.nan)
         if len(after.stream_p99_s) > 1 and p > b * (1 + threshold):
             problems.append(f"stream {name} p99 {b * 1e3:.3f} -> {p * 1e3:.3f} ms (+{p / b - 1:.0%})")
+    if after.refused_share > before.refused_share + 0.001:  # more than 0.1 % more requests refused
+        problems.append(f"refused {before.refused_share:.1%} -> {after.refused_share:.1%} of requests")
     if after.throughput_rps < before.throughput_rps * (1 - threshold):
         problems.append(f"throughput {before.throughput_rps:.4g} -> {after.throughput_rps:.4g} req/s")
     if problems:

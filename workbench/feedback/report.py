@@ -38,6 +38,7 @@ def build_report(loop: LoopResult, command: str) -> dict:
         "adaptation_gain": loop.adaptation_gain,
         "p99_before_s": before.p99_s, "p99_after_s": final["latency_s"]["p99"],
         "latency_before_s": loop.baseline_summary["latency_s"], "latency_after_s": final["latency_s"],
+        "refused_before": loop.baseline_summary["refused_share"], "refused_after": final["refused_share"],
         "final_actions": list(loop.final_actions),
         "combined_verdict": loop.combined_verdict.why if loop.combined_verdict else None,
         "actions": [r.to_json(before) for r in loop.results],
@@ -107,18 +108,19 @@ def _tables(rep: dict) -> list[tuple[str, list[str], list[list[str]]]]:
     if rep["compile_profile"]:
         tables.append(("Offline compile profile (per bucket)",
                        ["bucket", "opt", "cores", "predicted ms (b=1)", "predicted ms (max b)", "kernels", "bound",
-                        "max working set / SRAM (MiB)", "spill MiB"],
+                        "bandwidth demand", "max working set / SRAM (MiB)", "spill MiB"],
                        [[p["bucket"], str(p["opt"]), ",".join(map(str, p["cores"])), _ms(p["predicted_s"][0]),
-                         _ms(p["predicted_s"][-1]), str(p["kernels"]), p["bound"],
+                         _ms(p["predicted_s"][-1]), str(p["kernels"]), p["bound"], f"{p['bandwidth_demand']:.2f}",
                          f"{p['max_working_set_bytes'] / 2**20:.1f} / {p['sram_bytes'] / 2**20:.0f}",
                          f"{p['spill_bytes'] / 2**20:.1f}"] for p in rep["compile_profile"]]))
     tables.append(("Runtime telemetry (per bucket)",
-                   ["bucket", "kind", "share", "service p50/p99 ms", "latency p50/p99 ms", "prediction error",
-                    "misses by reason"],
+                   ["bucket", "kind", "share", "service p50/p99 ms", "latency p50/p99 ms",
+                    "prediction error (shape, contention)", "misses by reason"],
                    [[t["bucket"], t["kind"], f"{t['share']:.1%}",
                      f"{_ms(t['service_s']['p50'])} / {_ms(t['service_s']['p99'])}",
                      f"{_ms(t['latency_s']['p50'])} / {_ms(t['latency_s']['p99'])}",
-                     "-" if t.get("prediction_error") is None else f"{t['prediction_error']:+.1%}",
+                     "-" if t.get("prediction_error") is None else
+                     f"{t['prediction_error']:+.1%} ({t['shape_error']:+.1%}, {t['contention_error']:+.1%})",
                      "; ".join(f"{k}: {v}" for k, v in t.get("misses_by_reason", {}).items()) or "-"]
                     for t in rep["telemetry"]]))
     tables.append(("Tail-latency drivers (share of latency above p95)", ["driver", "baseline", "after"],
@@ -139,12 +141,16 @@ def _headline(rep: dict) -> list[str]:
     if acc["bucket_hit_rate"] is not None:
         err = acc["prediction_error"]["all"]
         lines.append(f"Compile-time mapping accuracy: bucket hit rate {acc['bucket_hit_rate']:.1%}, "
-                     f"prediction error {err['mean']:+.1%} (mean abs {err['mean_abs']:.1%})")
+                     f"prediction error {err['mean']:+.1%} (mean abs {err['mean_abs']:.1%}; shape "
+                     f"{err['shape']:+.1%}, contention {err['contention']:+.1%})")
     lines.append(f"Runtime adaptation gain: p99 {_ms(rep['p99_before_s'])} -> {_ms(rep['p99_after_s'])} ms "
                  f"({rep['adaptation_gain']:+.1%}) with {', '.join(rep['final_actions']) or 'no accepted action'}")
     lb, la = rep["latency_before_s"], rep["latency_after_s"]
     lines.append("p50 / p95 / p99 before: " + " / ".join(_ms(lb[k]) for k in ("p50", "p95", "p99")) + " ms; after: "
                  + " / ".join(_ms(la[k]) for k in ("p50", "p95", "p99")) + " ms")
+    if rep["refused_before"] or rep["refused_after"]:
+        lines.append(f"Latency percentiles are over completed requests only: {rep['refused_before']:.1%} refused "
+                     f"before, {rep['refused_after']:.1%} after")
     return lines
 
 

@@ -21,18 +21,19 @@ def compile_profile(plan) -> list[dict]:
     batch = plan.options.compile_batch
     for b in plan.buckets:
         costs = plan.kernel_costs(b.mapping, batch, b.bucket.opt)
+        total, demand = plan.mapping_time(b.mapping, batch, b.bucket.opt)
         memory_s = sum(c.seconds for c in costs if c.memory_bound)
-        total = sum(c.seconds for c in costs)
         rows.append({
             "bucket": b.bucket.name, "min": b.bucket.min, "opt": b.bucket.opt, "max": b.bucket.max,
             "cores": list(b.cores), "predicted_s": list(b.predicted_s),
             "kernels": len(costs), "memory_bound_share": memory_s / total if total else 0.0,
+            "bandwidth_demand": demand,
             "bound": "memory" if memory_s > total / 2 else "compute",
             "max_working_set_bytes": max(c.working_set for c in costs),
             "sram_bytes": sram, "spill_bytes": sum(c.spill_bytes for c in costs),
             "kernel_detail": [{"kernel": c.name, "seconds": c.seconds,
-                               "bound": "memory" if c.memory_bound else "compute",
-                               "working_set_bytes": c.working_set, "spill_bytes": c.spill_bytes} for c in costs],
+                               "bound": "memory" if c.memory_bound else "compute", "demand": c.demand,
+                               "tiling": str(c.tiling), "bytes": c.bytes, "working_set_bytes": c.working_set, "spill_bytes": c.spill_bytes} for c in costs],
         })
     return rows
 
@@ -70,10 +71,16 @@ def bucket_telemetry(trace: Trace) -> list[dict]:
                                        for i in np.unique(reason[mine]).tolist() if i >= 0}
         if run is not None and b >= 0:
             batches = np.flatnonzero((trace.batch_bucket == b) & (trace.batch_start_s >= trace.arrival_s[m][0]))
-            pred = np.array([run.batch_profile(b, int(s), int(k))["predicted_s"]
-                             for s, k in zip(trace.batch_size[batches], trace.batch_shape_key[batches], strict=True)])
+            prof = [run.batch_profile(b, int(s), int(k))
+                    for s, k in zip(trace.batch_size[batches], trace.batch_shape_key[batches], strict=True)]
+            pred = np.array([p["predicted_s"] for p in prof])
+            iso = np.array([p["isolated_s"] for p in prof])
             obs = (trace.batch_end_s - trace.batch_start_s)[batches]
+            work = trace.batch_work_s[batches]
             fin = np.isfinite(pred)
             row["prediction_error"] = float(np.mean(obs[fin] / pred[fin] - 1)) if fin.any() else None
+            # split: the real shape against opt, and HBM contention against the isolated time
+            row["shape_error"] = float(np.mean(iso[fin] / pred[fin] - 1)) if fin.any() else None
+            row["contention_error"] = float(np.mean(obs / work - 1)) if len(obs) else None
         rows.append(row)
     return rows

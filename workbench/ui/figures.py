@@ -73,7 +73,10 @@ def latency_text(runs: dict[str, Trace]) -> str:
     for label, tr in runs.items():
         lat = latencies_ms(tr)
         p = np.percentile(lat, [50, 95, 99]) if len(lat) else [np.nan] * 3
-        rows.append(f"{label}: p50 {p[0]:.3f} ms, p95 {p[1]:.3f} ms, p99 {p[2]:.3f} ms")
+        refused = int((tr.measured & ~tr.completed).sum())
+        note = (f" (over completed requests only: {refused} of {int(tr.measured.sum())} refused)"
+                if refused else "")
+        rows.append(f"{label}: p50 {p[0]:.3f} ms, p95 {p[1]:.3f} ms, p99 {p[2]:.3f} ms{note}")
     return "\n".join(rows)
 
 
