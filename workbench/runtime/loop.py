@@ -325,6 +325,7 @@ def run_events(e: Engine) -> RunColumns:  # noqa: C901 - the event loop is one f
     while True:
         if heap and (i >= n or heap[0][0] <= arr[i]):
             now = heap[0][0]
+            changed = False  # only a finished batch or a timer can let the dispatcher start something
             while heap and heap[0][0] == now:  # every heap event of this instant, then dispatch once
                 _, _, kind, a, ver = pop(heap)
                 if kind == _COMPLETE:
@@ -335,6 +336,7 @@ def run_events(e: Engine) -> RunColumns:  # noqa: C901 - the event loop is one f
                             d, u = c_phases[a].pop()
                             enter(a, now, d, u)
                             continue
+                    changed = True
                     b = core_batch[a]
                     b_end[b] = now
                     busy_s[a] += now - b_start[b]
@@ -349,8 +351,12 @@ def run_events(e: Engine) -> RunColumns:  # noqa: C901 - the event loop is one f
                         demand = sum([c_m[j] for j in active])
                         if before > 1.0:
                             rebalance(now)
-                elif sealed:
-                    seal(a, now)
+                else:
+                    changed = True
+                    if sealed:
+                        seal(a, now)
+            if not changed:  # phase changes only: no core freed, no queue changed
+                continue
             dispatch(now)
         elif i < n:
             now = arr[i]

@@ -70,21 +70,24 @@ class ShapeEnvelopePanel(Panel):
 
 
 class FusionPanel(Panel):
-    """Fusion level and depth, load and cores: launches, spills, HBM contention, mean against p95."""
+    """Fusion level, attention strategy, SRAM, load and cores: launches, spills, HBM contention, mean against p95."""
 
     requests = 4000
 
     def controls(self):
-        return {"fusion": dropdown(["none", "elementwise", "aggressive"], "aggressive", "fusion"),
-                "max_depth": slider(32, 1, 32, 1, "max depth", integer=True),
-                "rate": slider(20000, 100, 26000, 100, "load (req/s)"),
-                "cores": slider(4, 1, 8, 1, "cores", integer=True)}
-
-    def run(self, fusion, max_depth, rate, cores):
         base = builtin("fusion_memory_bursts")
+        rate = base.streams[0].arrivals.rate
+        return {"fusion": dropdown(["none", "elementwise", "aggressive"], "aggressive", "fusion"),
+                "attention": dropdown(["naive", "flash"], base.model.attention, "attention"),
+                "sram_mib": slider(base.hardware.sram_bytes_per_core / 2**20, 2, 64, 1, "SRAM per core (MiB)"),
+                "rate": slider(rate, 50, round(1.5 * rate, -1), 10, "load (req/s)"),
+                "cores": slider(base.hardware.cores, 1, 8, 1, "cores", integer=True)}
+
+    def run(self, fusion, attention, sram_mib, rate, cores):
+        base = builtin("fusion_memory_bursts")
+        hw = dataclasses.replace(base.hardware, cores=cores, sram_bytes_per_core=int(sram_mib * 2**20))
         sc = dataclasses.replace(base, streams=(with_rate(base.streams[0], rate),), requests=self.requests,
-                                 hardware=dataclasses.replace(base.hardware, cores=cores),
-                                 model=dataclasses.replace(base.model, fusion=fusion, max_depth=max_depth))
+                                 hardware=hw, model=dataclasses.replace(base.model, fusion=fusion, attention=attention))
         trace = self.simulate(sc)
         return {"trace": trace, "summary": summarize(trace)}
 
