@@ -7,6 +7,7 @@ import dataclasses
 import pytest
 
 from workbench.analysis.metrics import summarize
+from workbench.analysis.region import Point, monotonicity, sweep_line
 from workbench.config import ShapeDist, Stream
 from workbench.errors import ConfigError
 from workbench.pipeline import run_scenario
@@ -67,15 +68,40 @@ def test_aggressive_fusion_fewer_launches_lower_mean_at_low_load(fusion):
     )))) for lvl in ("none", "elementwise", "aggressive")}
     assert low["aggressive"]["launches_per_request"] < low["elementwise"]["launches_per_request"] \
         < low["none"]["launches_per_request"]
-    assert low["aggressive"]["latency_s"]["mean"] < low["none"]["latency_s"]["mean"]
+    assert low["aggressive"]["latency_s"]["mean"] < low["elementwise"]["latency_s"]["mean"] \
+        < low["none"]["latency_s"]["mean"]
 
 
 def test_aggressive_fusion_spills_and_worsens_p95_under_load(fusion):
     high = {lvl: summarize(run_scenario(fused(fusion, lvl, requests=20_000))) for lvl in ("elementwise", "aggressive")}
     agg, ew = high["aggressive"], high["elementwise"]
-    assert ew["spill_bytes_per_request"] == 0 < agg["spill_bytes_per_request"]
+    assert agg["spill_bytes_per_request"] > 3 * ew["spill_bytes_per_request"]
     assert agg["latency_s"]["p95"] > 1.3 * ew["latency_s"]["p95"]
-    assert agg["tail_drivers"]["memory_contention"] > ew["tail_drivers"]["memory_contention"] + 0.05
+    assert agg["tail_drivers"]["memory_contention"] > ew["tail_drivers"]["memory_contention"] + 0.1
+    assert not agg["load"]["overloaded"]
+
+
+def test_tiled_attention_removes_the_regression(fusion):
+    # the same aggressive plan with flash attention: no score matrix on chip, far less spill, p95 back
+    def p95(**kw):
+        return summarize(run_scenario(dataclasses.replace(
+            fusion, requests=20_000, model=dataclasses.replace(fusion.model, **kw))))
+    naive, flash, ew = p95(), p95(attention="flash"), p95(fusion="elementwise")
+    assert flash["spill_bytes_per_request"] < 0.5 * naive["spill_bytes_per_request"]
+    assert flash["latency_s"]["p95"] < ew["latency_s"]["p95"] < naive["latency_s"]["p95"]
+
+
+def test_fusion_case_holds_in_a_region_and_moves_the_physical_way():
+    # a 2 x 2 neighbourhood of the shipped point: the case holds at 4 MiB and not at 8 MiB, and more
+    # load never makes the hungrier choice look better (bench_region.py maps the whole grid)
+    base = dict(hbm_tbps=0.8, cores=4, d_model=1024, seq=600)
+    results = [r for sram in (4, 8) for r in sweep_line([Point(sram_mib=sram, load=ld, **base) for ld in (0.6, 0.8)],
+                                                         requests=3000)]
+    holds = {(r["point"]["sram_mib"], r["point"]["load"]): r["holds"] for r in results}
+    assert holds[(4, 0.6)] and holds[(4, 0.8)] and not holds[(8, 0.8)]
+    mono = monotonicity(results)
+    assert all(m["wrong_flips"] == 0 for m in mono.values())
+    assert mono["load"]["wrong_ratio"] == 0
 
 
 def test_prediction_error_splits_into_shape_and_contention():

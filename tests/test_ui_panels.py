@@ -30,11 +30,11 @@ def test_shape_envelope_panel_drift_lowers_hit_rate_and_raises_p99():
 
 
 def test_fusion_panel_shows_spills_and_a_worse_p95_under_load():
-    p = FusionPanel()  # aggressive at 20,000 req/s on 4 cores
+    p = FusionPanel()  # aggressive, naive attention, 4 MiB SRAM, at the shipped load
     agg = p.result["summary"]
     p.ctrl["fusion"].value = "elementwise"
     ew = p.result["summary"]
-    assert agg["spill_bytes_per_request"] > 0 == ew["spill_bytes_per_request"]
+    assert agg["spill_bytes_per_request"] > 2 * ew["spill_bytes_per_request"]
     assert agg["latency_s"]["p95"] > ew["latency_s"]["p95"]
     assert "memory_contention" in p.summary.value
 

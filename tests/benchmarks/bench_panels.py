@@ -19,7 +19,7 @@ from workbench.ui.runtime_panels import BatchingPanel, FairnessPanel, ResidencyP
 SCRIPTS = {
     ShapeEnvelopePanel: [("median", v) for v in (250, 300, 350, 400, 450, 500, 600, 700)]
     + [("sigma", 0.6), ("policy", "pad"), ("policy", "fallback")],
-    FusionPanel: [("rate", v) for v in (5000, 10000, 15000, 20000)] + [("cores", 2), ("cores", 4), ("max_depth", 8)],
+    FusionPanel: [("rate", v) for v in (600, 1200, 1800, 2400)] + [("cores", 2), ("cores", 4), ("attention", "flash")],
     BatchingPanel: [("max_delay_ms", v) for v in (1.0, 2.0, 4.0, 8.0)] + [("max_batch", 8), ("rate", 1200)],
     FairnessPanel: [("batch_weight", v) for v in (0.5, 1.0, 2.0, 4.0)] + [("discipline", "weighted")],
     ResidencyPanel: [("hbm_gib", v) for v in (20, 24, 28, 32, 36)] + [("embed_rate", 300)],

@@ -104,9 +104,9 @@ def panel_state(page) -> tuple[str, str]:
 
 
 def move_slider_and_check(page, name: str) -> None:
-    # 01: the first slider is the median; 02: the second is the load
+    # 01: the first slider is the median; 02: the second is the load (the first is SRAM)
     index, values = {"01_shape_envelopes": (0, ["450", "600", "800"]),
-                     "02_fusion_and_memory": (1, ["5000", "10000", "15000"])}[name]
+                     "02_fusion_and_memory": (1, ["1200", "1800", "2400"])}[name]
     panel = page.locator(".jp-Notebook .widget-vbox").first
     panel.scroll_into_view_if_needed()
     readout = panel.locator(".widget-readout").nth(index)

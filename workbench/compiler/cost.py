@@ -10,9 +10,10 @@ tiled IO analysis of FlashAttention, Dao et al. 2022, and Rabe & Staats 2021):
   tensor that a batch-matmul inside the kernel reads as its right operand (K, V) needs
   the whole sequence of every head once it is made in the kernel (``s x h x dh``);
   read from HBM it is streamed in key blocks and re-read once per query tile;
-* a score tensor ``[b, h, s, s]``: with ``attention="flash"`` (online softmax) one
-  ``T x KEY_BLOCK`` block of one head; with ``"naive"`` the whole ``s x s`` matrix of
-  one (batch, head), which is what materialising the scores costs;
+* a score tensor ``[b, h, s, s]`` made and used inside the kernel: with
+  ``attention="flash"`` (online softmax) one ``T x KEY_BLOCK`` block of one head; with
+  ``"naive"`` the whole ``s x s`` matrix of one (batch, head), which is what materialising
+  the scores costs; one that crosses HBM (unfused attention) streams full rows of a head;
 * weights: all of them resident (``stationary``, read once) or a double-buffered
   staging block per weight (``streamed``, every weight re-read once per row tile).
 
@@ -158,7 +159,9 @@ def footprint(graph: Graph, k: Kernel, dims: dict[str, int], attention: str = "f
         heads = shape[1] if per_head else 1
         fixed, per_row = 0.0, width
         if per_head and shape[3] == shape[2] and name not in rhs:  # scores [b, h, s, s]
-            if attention == "naive":  # the whole matrix of one (batch, head)
+            if name not in inside or name in k.outputs:  # streamed through HBM: full rows of one head
+                per_row = float(shape[3] * item)
+            elif attention == "naive":  # the whole matrix of one (batch, head)
                 fixed, per_row = float(shape[2] * shape[3] * item), 0.0
             else:  # one block of one head, online softmax
                 per_row = float(min(shape[3], KEY_BLOCK) * item)
