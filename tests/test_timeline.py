@@ -181,3 +181,26 @@ def test_residency_evicts_lru_and_charges_reload():
     assert tr.batch_reload_s.tolist() == [0.0, reload, reload]
     assert tr.end_s.tolist() == [1.0, 2.0 + 1.0 + reload, 5.0 + 1.0 + reload]
     assert tr.residency == {"loads": 2, "evictions": 2, "overcommits": 0}
+
+
+def test_free_running_batches_equal_full_phase_tracking():
+    # the loop skips phase events of batches that cannot meet any sharing; tracking every phase
+    # (the reference) must give the same timeline up to float rounding
+    import dataclasses
+
+    from workbench.pipeline import service_model
+    from workbench.runtime.engine import Engine
+    from workbench.runtime.loop import run_events
+    from workbench.scenario import load_scenario
+
+    for name, rate in (("shape_drift", None), ("fusion_memory_bursts", 800.0), ("fusion_memory_bursts", None)):
+        sc = dataclasses.replace(load_scenario(name), requests=3000)
+        if rate:
+            s0 = sc.streams[0]
+            sc = dataclasses.replace(sc, streams=(dataclasses.replace(
+                s0, arrivals=dataclasses.replace(s0.arrivals, rate=rate)),))
+        model = service_model(sc)
+        fast, ref = run_events(Engine(sc, model)), run_events(Engine(sc, model), free=False)
+        assert fast.nbatch == ref.nbatch and fast.b_core == ref.b_core and fast.req_batch == ref.req_batch
+        assert np.allclose(np.frombuffer(fast.b_end)[:fast.nbatch], np.frombuffer(ref.b_end)[:ref.nbatch],
+                           rtol=1e-12, atol=1e-15)

@@ -31,7 +31,8 @@ TOL = 1.05  # noise allowance between neighbouring points of one seed (measured 
 
 
 def _rate(stream, factor):
-    return dataclasses.replace(stream, arrivals=dataclasses.replace(stream.arrivals, rate=stream.arrivals.rate * factor))
+    arrivals = dataclasses.replace(stream.arrivals, rate=stream.arrivals.rate * factor)
+    return dataclasses.replace(stream, arrivals=arrivals)
 
 
 def drift(requests: int) -> None:

@@ -11,7 +11,6 @@ processes; ``--quick`` uses a small grid. Writes every point to ``--out`` (JSON)
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import time
 from collections import Counter
@@ -59,7 +58,8 @@ def main() -> None:
         print(f"  holds by {axis:9s}", "  ".join(f"{v}: {count[v]}/{total[v]}" for v in sorted(total)))
     print("  monotonicity (adjacent pairs; wrong-way ratio moves > 2 %; wrong-way flips of the high-load half):")
     for axis, m in monotonicity(results).items():
-        print(f"    {axis:9s} pairs {m['pairs']:4d}  wrong ratio {m['wrong_ratio']:3d}  wrong flips {m['wrong_flips']:3d}"
+        print(f"    {axis:9s} pairs {m['pairs']:4d}  wrong ratio {m['wrong_ratio']:3d}"
+              f"  wrong flips {m['wrong_flips']:3d}"
               f"  hungrier choice switched {m['hungry_switched']:3d}")
     if a.out:
         with open(a.out, "w") as f:

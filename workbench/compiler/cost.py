@@ -126,6 +126,26 @@ def _rows(shape: tuple[int, ...], per_head: bool) -> int:
     return rows // shape[1] if per_head else rows
 
 
+def _tensor_tile(shape: tuple[int, ...], size: int, item: int, per_head: bool, rhs: bool, inside: bool,
+                 output: bool, attention: str) -> tuple[float, float]:
+    """(bytes held whatever the tile, bytes per tile row) of one tensor of a kernel."""
+    width = size / max(_rows(shape, per_head), 1)  # bytes per token row, every head
+    heads = shape[1] if per_head else 1
+    if per_head and shape[3] == shape[2] and not rhs:  # scores [b, h, s, s]
+        if not inside or output:  # streamed through HBM: full rows of one head
+            return 0.0, float(shape[3] * item)
+        if attention == "naive":  # the whole matrix of one (batch, head)
+            return float(shape[2] * shape[3] * item), 0.0
+        return 0.0, float(min(shape[3], KEY_BLOCK) * item)  # one block of one head, online softmax
+    if rhs and inside:  # K, V made here: the whole sequence, every head
+        return shape[2] * width, 0.0
+    if rhs:  # K, V from HBM: key blocks of one head, re-read per query tile
+        return min(shape[2], KEY_BLOCK) * width / heads, 0.0
+    if per_head:  # one head at a time
+        return 0.0, width / heads
+    return 0.0, width
+
+
 def footprint(graph: Graph, k: Kernel, dims: dict[str, int], attention: str = "flash") -> Footprint:
     """Per-tile SRAM needs and HBM traffic facts of kernel ``k`` at concrete ``dims``."""
     inside = set(k.nodes)
@@ -155,22 +175,8 @@ def footprint(graph: Graph, k: Kernel, dims: dict[str, int], attention: str = "f
                 stage = max(stage, 2.0 * WEIGHT_BLOCK * math.prod(shape[:-1]) * item)
             continue
         per_head = name in heads_of
-        width = size / max(_rows(shape, per_head), 1)  # bytes per token row, every head
-        heads = shape[1] if per_head else 1
-        fixed, per_row = 0.0, width
-        if per_head and shape[3] == shape[2] and name not in rhs:  # scores [b, h, s, s]
-            if name not in inside or name in k.outputs:  # streamed through HBM: full rows of one head
-                per_row = float(shape[3] * item)
-            elif attention == "naive":  # the whole matrix of one (batch, head)
-                fixed, per_row = float(shape[2] * shape[3] * item), 0.0
-            else:  # one block of one head, online softmax
-                per_row = float(min(shape[3], KEY_BLOCK) * item)
-        elif name in rhs and name in inside:  # K, V made here: the whole sequence, every head
-            fixed, per_row = shape[2] * width, 0.0
-        elif name in rhs:  # K, V from HBM: key blocks of one head, re-read per query tile
-            fixed, per_row = min(shape[2], KEY_BLOCK) * width / heads, 0.0
-        elif per_head:  # one head at a time
-            per_row = width / heads
+        fixed, per_row = _tensor_tile(shape, size, item, per_head, name in rhs, name in inside,
+                                      name in k.outputs, attention)
         if name not in inside:
             if name in rhs:
                 kv_bytes += size

@@ -33,7 +33,8 @@ def compile_profile(plan) -> list[dict]:
             "sram_bytes": sram, "spill_bytes": sum(c.spill_bytes for c in costs),
             "kernel_detail": [{"kernel": c.name, "seconds": c.seconds,
                                "bound": "memory" if c.memory_bound else "compute", "demand": c.demand,
-                               "tiling": str(c.tiling), "bytes": c.bytes, "working_set_bytes": c.working_set, "spill_bytes": c.spill_bytes} for c in costs],
+                               "tiling": str(c.tiling), "bytes": c.bytes, "working_set_bytes": c.working_set,
+                               "spill_bytes": c.spill_bytes} for c in costs],
         })
     return rows
 

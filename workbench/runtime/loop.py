@@ -42,8 +42,13 @@ INF = math.inf
 _COMPLETE, _TIMER = 0, 1
 
 
-def run_events(e: Engine) -> RunColumns:  # noqa: C901 - the event loop is one function for speed
-    """Simulate every request to completion or rejection with the general event loop."""
+def run_events(e: Engine, free: bool = True) -> RunColumns:  # noqa: C901 - the event loop is one function for speed
+    """Simulate every request to completion or rejection with the general event loop.
+
+    ``free=False`` tracks every kernel phase of every batch (the reference); by default a
+    batch whose demands cannot meet any sharing skips its phase events (same physics,
+    equal up to float rounding, ``tests/test_timeline.py``).
+    """
     sc, model, rng = e.scenario, e.model, e.rng
     batching, discipline, placement = e.batching, e.discipline, e.placement
     req, cls = e.requests, e.classification
@@ -85,6 +90,9 @@ def run_events(e: Engine) -> RunColumns:  # noqa: C901 - the event loop is one f
     core_batch = [-1] * cores
     c_rate, c_m, c_rem, c_last, c_ver = [1.0] * cores, [0.0] * cores, [0.0] * cores, [0.0] * cores, [0] * cores
     c_phases: list[list[tuple[float, float]]] = [[] for _ in range(cores)]  # phases still to run, reversed
+    # a batch that cannot meet any sharing runs "free": one completion event, no phase events (see start)
+    c_free, c_max, c_t0 = [False] * cores, [0.0] * cores, [0.0] * cores
+    c_all: list[list[tuple[float, float]]] = [[] for _ in range(cores)]  # a free batch's phases, in order
     active: list[int] = []
     heap: list[tuple] = []
     push, pop = heapq.heappush, heapq.heappop
@@ -194,12 +202,43 @@ def run_events(e: Engine) -> RunColumns:  # noqa: C901 - the event loop is one f
             push(heap, (now + work, next_seq(), _COMPLETE, k, 0))
             return
         todo = pre + [(d * x, u) for d, u in cost[2]]
+        peak = max([u for _, u in todo])
+        if free and peak + sum([c_max[j] for j in active]) <= 1.0:
+            # even at every batch's hungriest phase the demands fit the HBM: no phase can be slowed until
+            # the next batch starts, so this one runs free to its end (checked again at every start)
+            c_free[k], c_max[k], c_t0[k], c_all[k] = True, peak, now, todo
+            c_m[k] = peak  # an upper bound: keeps the demand sum conservative while phases are not tracked
+            active.append(k)
+            demand = sum([c_m[j] for j in active])
+            c_ver[k] += 1
+            push(heap, (now + work, next_seq(), _COMPLETE, k, c_ver[k]))
+            return
+        for j in active:
+            if c_free[j]:
+                follow(j, now)
+        demand = sum([c_m[j] for j in active])
         todo.reverse()
         d, u = todo.pop()
         c_phases[k] = todo
-        c_m[k] = 0.0
+        c_m[k], c_max[k], c_free[k] = 0.0, peak, False
         active.append(k)
         enter(k, now, d, u)
+
+    def follow(j: int, now: float) -> None:
+        """A free batch becomes phase-tracked: find its phase from the time it has run at full speed."""
+        elapsed, acc = now - c_t0[j], 0.0
+        phases = c_all[j]
+        i = 0
+        while i < len(phases) - 1 and acc + phases[i][0] <= elapsed:
+            acc += phases[i][0]
+            i += 1
+        rest = phases[i + 1:]
+        rest.reverse()
+        c_phases[j] = rest
+        c_free[j] = False
+        c_m[j], c_rem[j], c_last[j], c_rate[j] = phases[i][1], max(acc + phases[i][0] - elapsed, 0.0), now, 1.0
+        c_ver[j] += 1
+        push(heap, (now + c_rem[j], next_seq(), _COMPLETE, j, c_ver[j]))
 
     def heads(c: int) -> tuple[float, float]:
         """(best key, oldest arrival) over a class's queue heads."""
