@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
+import math
+import re
 import sys
 import tempfile
 from dataclasses import replace
@@ -18,9 +19,11 @@ from pathlib import Path
 from workbench.analysis.metrics import DRIVERS, summarize
 from workbench.errors import ConfigError
 from workbench.pipeline import run_scenario
+from workbench.safe_io import OutputError, write_file
 from workbench.scenario import builtin_scenarios, load_scenario, resolve
 
 EXIT_BAD_INPUT = 2
+MAX_ANSWER_BYTES = 80_000  # 20,000 characters of UTF-8 at most 4 bytes each; more is refused as too long
 
 
 class UsageError(Exception):
@@ -28,18 +31,27 @@ class UsageError(Exception):
 
 
 def _write_atomic(path: Path, write) -> None:
-    """Write through a temporary file in the same folder, so a failure leaves nothing half-written."""
-    folder = path.parent if str(path.parent) else Path(".")
-    if not folder.is_dir():
-        raise UsageError(f"{path}: the folder {folder} does not exist")
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
+    """Write an output file safely (:func:`workbench.safe_io.write_file`); problems become one clear line."""
     try:
-        write(tmp)
-        os.replace(tmp, path)
+        write_file(path, write)
     except OSError as e:
-        Path(tmp).unlink(missing_ok=True)
-        raise UsageError(f"{path}: cannot write ({e.strerror or e})") from None
+        raise UsageError(str(e) if isinstance(e, OutputError) else f"{path}: cannot write ({e.strerror or e})") \
+            from None
+
+
+def strict_json(obj):
+    """``obj`` with every NaN or infinity replaced by None, so strict JSON parsers accept the output."""
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {k: strict_json(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [strict_json(v) for v in obj]
+    return obj
+
+
+def _dumps(obj) -> str:
+    return json.dumps(strict_json(obj), indent=2, allow_nan=False, default=float)
 
 
 def _fmt_stats(d: dict) -> str:
@@ -87,7 +99,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         out = Path(args.trace)
         _write_atomic(out, trace.to_chrome)
     if args.json:
-        print(json.dumps(summary, indent=2))
+        print(_dumps(summary))
     else:
         print(format_summary(summary, sc.description))
         if args.trace:
@@ -98,10 +110,13 @@ def cmd_run(args: argparse.Namespace) -> int:
 def _writable_folder(out: Path) -> Path:
     """``out`` exists (or can be made) and can be written; else one clear error."""
     try:
+        if out.is_symlink():
+            raise OutputError(f"{out}: refusing to write into a symbolic link")
         out.mkdir(parents=True, exist_ok=True)
-        probe = out / ".workbench-write-check"
-        probe.write_text("")
-        probe.unlink()
+        with tempfile.TemporaryFile(dir=out):  # an anonymous probe: no name in the folder to follow
+            pass
+    except OutputError as e:
+        raise UsageError(f"--out {e}") from None
     except OSError as e:
         raise UsageError(f"--out {out}: cannot write there ({e.strerror or e})") from None
     return out
@@ -122,7 +137,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     from workbench.feedback.report import build_report, write_report
 
     sc = _scenario_with_overrides(args)
-    out = Path(args.out or f"report-{sc.name}")
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", sc.name).strip("._") or "scenario"  # never a path from the file
+    out = Path(args.out or f"report-{safe}")
     if not args.json or args.out:
         _writable_folder(out)
     command = "workbench report " + " ".join(
@@ -131,9 +147,12 @@ def cmd_report(args: argparse.Namespace) -> int:
     loop = closed_loop(sc, threshold=args.threshold if args.threshold is not None else 0.05)
     rep = build_report(loop, command)
     if not args.json or args.out:
-        paths = write_report(loop, rep, out)
+        try:
+            paths = write_report(loop, rep, out)
+        except OSError as e:
+            raise UsageError(str(e) if isinstance(e, OutputError) else f"--out {out}: cannot write ({e})") from None
     if args.json:
-        print(json.dumps(rep, indent=2, default=float))
+        print(_dumps(rep))
     else:
         print("\n".join([f"closed-loop mapping report for {sc.name}: " + ", ".join(str(p) for p in paths[:2]),
                          f"adaptation gain {rep['adaptation_gain']:+.1%} "
@@ -174,18 +193,24 @@ def cmd_grade(args: argparse.Namespace) -> int:
 
     drill = get_drill(args.drill, args.drills_dir)
     if args.answer_file:
+        path = Path(args.answer_file)
         try:
-            raw = Path(args.answer_file).read_bytes()
+            if not path.is_file():
+                raise UsageError(f"--answer-file {path}: not a regular file")
+            with path.open("rb") as f:  # bounded: past the limit it is refused, never read whole
+                raw = f.read(MAX_ANSWER_BYTES + 1)
         except OSError as e:
             raise UsageError(f"--answer-file {args.answer_file}: cannot read ({e.strerror or e})") from None
     else:
-        raw = sys.stdin.buffer.read()
+        raw = sys.stdin.buffer.read(MAX_ANSWER_BYTES + 1)
+    if len(raw) > MAX_ANSWER_BYTES:
+        raise UsageError(f"answer: more than {MAX_ANSWER_BYTES} bytes; answers are at most 20,000 characters")
     try:
         text = check_answer(raw)
     except ConfigError as e:
         raise UsageError(f"{args.answer_file or 'stdin'}: {e}") from None
     g = grade(drill, text)
-    print(json.dumps(g.to_json(), indent=2) if args.json else feedback(g))
+    print(_dumps(g.to_json()) if args.json else feedback(g))
     return 0
 
 

@@ -17,6 +17,10 @@ class ConfigError(ValueError):
         super().__init__(f"{where}{key} = {value!r}: {why}")
         self.key, self.value, self.why, self.source = key, value, why, source
 
+    def __reduce__(self):
+        """Rebuild from the four fields, so the error survives a worker process (sweeps)."""
+        return ConfigError, (self.key, self.value, self.why, self.source)
+
     def under(self, prefix: str) -> ConfigError:
         """The same error with its key nested under ``prefix``."""
         key = f"{prefix}.{self.key}" if prefix else self.key

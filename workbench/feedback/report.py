@@ -22,6 +22,7 @@ import numpy as np  # noqa: E402
 from workbench.analysis.metrics import DRIVERS  # noqa: E402
 from workbench.feedback.guard import LoopResult  # noqa: E402
 from workbench.feedback.telemetry import bucket_telemetry, compile_profile  # noqa: E402
+from workbench.safe_io import write_bytes  # noqa: E402
 
 NO_MODEL_NOTE = ("This scenario has no [model] section, so there is no compiled plan: the compile profile, "
                  "bucket telemetry and compile-time actions (re-bucketing, fusion) do not apply. Runtime "
@@ -198,9 +199,9 @@ def write_report(loop: LoopResult, rep: dict, out: Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     figs = figures(loop)
     written = []
-    for name, data in figs.items():
-        (out / name).write_bytes(data)
+    for name, data in figs.items():  # never through a link already in the folder (safe_io)
+        write_bytes(out / name, data)
         written.append(out / name)
-    (out / "report.md").write_text(render_markdown(rep, list(figs)), encoding="utf-8")
-    (out / "report.html").write_text(render_html(rep, figs), encoding="utf-8")
+    write_bytes(out / "report.md", render_markdown(rep, list(figs)).encode("utf-8"))
+    write_bytes(out / "report.html", render_html(rep, figs).encode("utf-8"))
     return [out / "report.html", out / "report.md", *written]

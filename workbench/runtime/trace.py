@@ -117,6 +117,7 @@ class Trace:
         first_stream = np.full(len(self.batch_core), -1)
         ok = self.batch >= 0
         first_stream[self.batch[ok][::-1]] = self.stream[ok][::-1]
+        contention = self.batch_contention_s  # computed once: the property builds a whole column
         for b in range(nb):
             start, end = self.batch_start_s[b], self.batch_end_s[b]
             bucket = self.bucket_names[self.batch_bucket[b]]
@@ -125,7 +126,7 @@ class Trace:
                 "pid": 1, "tid": int(self.batch_core[b]), "ts": start * 1e6, "dur": (end - start) * 1e6,
                 "args": {"batch": b, "size": int(self.batch_size[b]), "bucket": bucket,
                          "isolated_us": self.batch_work_s[b] * 1e6, "reload_us": self.batch_reload_s[b] * 1e6,
-                         "contention_us": float(self.batch_contention_s[b]) * 1e6}})
+                         "contention_us": float(contention[b]) * 1e6}})
         t, depth = self.queue_depth()
         horizon = self.batch_end_s[nb - 1] if nb else 0.0
         keep = t <= horizon
