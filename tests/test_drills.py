@@ -19,8 +19,7 @@ from workbench.grading.store import Store, pick_drills
 from workbench.pipeline import run_scenario
 
 DRILLS = load_drills()
-SEED_PROMPT = ("You observe regression in Compile-time mapping accuracy versus runtime adaptation gain for changing "
-               "input shapes. for Compiler-Runtime Mapping. Explain root cause and release decision.")
+SEED_PHRASE = "compile-time mapping accuracy versus runtime adaptation gain for changing input shapes"
 
 
 def metric(summary: dict, path: str) -> float:
@@ -31,7 +30,9 @@ def metric(summary: dict, path: str) -> float:
 
 def test_the_library_has_the_required_drills():
     assert len(DRILLS) >= 10
-    assert DRILLS["compiler-runtime-mapping"].prompt == SEED_PROMPT
+    prompt = DRILLS["compiler-runtime-mapping"].prompt
+    assert SEED_PHRASE in prompt.lower()  # the card's drill, as one clean sentence (the card's text has ". for")
+    assert ". for" not in prompt and prompt.endswith("Explain root cause and release decision.")
     assert "fusion-memory-bursts" in DRILLS
     for d in DRILLS.values():
         assert d.strong_answer and d.weak_answer and d.debug_branches and d.pitfalls and d.takeaways

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from workbench.errors import ConfigError
+from workbench.grading.reference import check_template, needs
 
 ENV_DRILLS = "WORKBENCH_DRILLS"
 
@@ -42,6 +43,7 @@ class DrillScenario:
     requests: int
     baseline: dict  # dotted path -> value: the healthy run
     regressed: dict  # dotted path -> value: the regressed run
+    fixed: dict  # dotted path -> value, on top of regressed: the proposed fix at the same seed ({} if none)
     metric: str  # summary path of the primary metric, e.g. latency_s.p99
 
 
@@ -116,7 +118,8 @@ def parse_drill(data: dict, where: str) -> Drill:
         name=_get(s, "name", str, f"{where} [scenario]"), requests=_get(s, "requests", int, where, default=20000),
         baseline=_get(s, "baseline", dict, f"{where} [scenario]"),
         regressed=_get(s, "regressed", dict, f"{where} [scenario]", default={}) if "regressed" in s else {},
-        metric=_get(s, "metric", str, f"{where} [scenario]", default="latency_s.p99"))
+        metric=_get(s, "metric", str, f"{where} [scenario]", default="latency_s.p99"),
+        fixed=_get(s, "fixed", dict, f"{where} [scenario]", default={}) if "fixed" in s else {})
     drill = Drill(
         id=_get(data, "id", str, where), title=_get(data, "title", str, where), topic=_get(data, "topic", str, where),
         prompt=_get(data, "prompt", str, where).strip(),
@@ -126,6 +129,10 @@ def parse_drill(data: dict, where: str) -> Drill:
         weak_answer=_get(ref, "weak", str, f"{where} [reference]").strip(),
         debug_branches=_strings(data, "debug_branches", where), pitfalls=_strings(data, "pitfalls", where),
         takeaways=_strings(data, "takeaways", where), path=where)
+    check_template(drill.strong_answer, where, "reference.strong")
+    if "fix" in needs(drill.strong_answer) and not scenario.fixed:
+        raise ConfigError("reference.strong", "{fix...}", "reads the fix run but [scenario] has no 'fixed'",
+                          source=where)
     if Path(where).stem != drill.id:
         raise ConfigError("id", drill.id, f"must match the file name ({Path(where).stem})", source=where)
     return drill
@@ -173,8 +180,9 @@ def get_drill(drill_id: str, folder: str | Path | None = None) -> Drill:
     return drills[drill_id]
 
 
-def drill_scenarios(drill: Drill):
-    """(baseline, regressed) scenarios of a drill, built from its scenario and overrides."""
+def drill_scenarios(drill: Drill, fixed: bool = False):
+    """(baseline, regressed) scenarios of a drill, built from its scenario and overrides; with ``fixed``, also
+    the proposed fix's scenario."""
     from workbench.feedback.sweep import set_path
     from workbench.scenario import parse_scenario, resolve
 
@@ -183,7 +191,10 @@ def drill_scenarios(drill: Drill):
     path = base_dir / name if name.endswith(".toml") else resolve(name)
     raw = tomllib.loads(Path(path).read_text(encoding="utf-8"))
     out = []
-    for overrides in (drill.scenario.baseline, drill.scenario.regressed):
+    runs = [drill.scenario.baseline, drill.scenario.regressed]
+    if fixed:  # the fix is applied on top of the regressed configuration
+        runs.append({**drill.scenario.regressed, **drill.scenario.fixed})
+    for overrides in runs:
         data = copy.deepcopy(raw)
         data["requests"] = drill.scenario.requests
         for key, value in overrides.items():

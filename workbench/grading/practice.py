@@ -14,6 +14,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
@@ -22,40 +23,84 @@ import numpy as np
 from workbench.analysis.metrics import summarize
 from workbench.grading.drills import Drill, drill_scenarios
 from workbench.grading.grader import ELEMENTS, Grade, check_answer, grade
+from workbench.grading.reference import needs, render
 from workbench.grading.store import Store, pick_drills
 from workbench.pipeline import run_scenario
 
 
-def evidence(drill: Drill, figure_dir: Path | None = None) -> tuple[str, Path | None]:
-    """A compact p50/p95/p99 table of the baseline and regressed runs, and a saved CDF figure."""
-    base_sc, reg_sc = drill_scenarios(drill)
-    runs = {"baseline": run_scenario(base_sc), "regressed": run_scenario(reg_sc)}
-    lines = [f"{'run / slice':<34}{'p50 ms':>10}{'p95 ms':>10}{'p99 ms':>10}"]
+@dataclass(frozen=True)
+class Evidence:
+    """A drill's runs at one seed as the learner sees them, and the reference rendered from the same runs."""
 
-    def row(label: str, lat: np.ndarray) -> str:
-        if len(lat) == 0:
-            return f"{label:<34}{'-':>10}{'-':>10}{'-':>10}"
-        p = np.percentile(lat, [50, 95, 99]) * 1e3
-        return f"{label:<34}{p[0]:>10.3f}{p[1]:>10.3f}{p[2]:>10.3f}"
+    table: str
+    figure: Path | None
+    reference: str
+    summaries: dict  # base / reg (/ fix): the ``run --json`` summaries
 
-    for name, tr in runs.items():
+
+def _row(label: str, lat: np.ndarray) -> str:
+    if len(lat) == 0:
+        return f"{label:<34}{'-':>9}{'-':>9}{'-':>9}{'-':>9}"
+    p = np.percentile(lat, [50, 95, 99]) * 1e3
+    return f"{label:<34}{lat.mean() * 1e3:>9.3f}{p[0]:>9.3f}{p[1]:>9.3f}{p[2]:>9.3f}"
+
+
+def _counters(s: dict) -> str:
+    """The counters a mechanism shows up in, those that are not trivially zero."""
+    parts = []
+    if s.get("buckets") and len(s["buckets"]) > 1:
+        parts.append(f"bucket hit rate {s['bucket_hit_rate']:.1%}")
+        parts += [f"{k} {v}" for k, v in s["misses"]["by_outcome"].items() if v]
+    if s["batch_size"]["mean"] > 1.0:
+        parts.append(f"mean batch {s['batch_size']['mean']:.1f}")
+    if s["wait_s"]["p99"] > 0:
+        parts.append(f"wait p99 {s['wait_s']['p99'] * 1e3:.2f} ms")
+    res = s.get("residency") or {}
+    if res.get("loads"):
+        parts.append(f"model loads {res['loads']}, evictions {res.get('evictions', 0)}")
+    if s.get("spill_bytes_per_request"):
+        parts.append(f"spill {s['spill_bytes_per_request'] / 2**20:.1f} MiB/request")
+    if s.get("launches_per_request"):
+        parts.append(f"launches/request {s['launches_per_request']:.1f}")
+    return "  " + ", ".join(parts) if parts else ""
+
+
+def prepare(drill: Drill, figure_dir: Path | None = None) -> Evidence:
+    """Run the drill's scenarios on one seed: the evidence table, a CDF figure, the rendered reference."""
+    roots = {"base", "reg"} | needs(drill.strong_answer)
+    scenarios = drill_scenarios(drill, fixed="fix" in roots)
+    runs = {"baseline": run_scenario(scenarios[0]), "regressed": run_scenario(scenarios[1])}
+    lines = [f"{'run / slice':<34}{'mean ms':>9}{'p50 ms':>9}{'p95 ms':>9}{'p99 ms':>9}"]
+    summaries = {}
+    for (name, tr), root in zip(runs.items(), ("base", "reg"), strict=True):
         ok = tr.measured & tr.completed
-        lines.append(row(name, tr.latency_s[ok]))
+        lines.append(_row(name, tr.latency_s[ok]))
         if len(tr.scenario.streams) > 1:
-            for i, s in enumerate(tr.scenario.streams):
-                lines.append(row(f"  stream {s.name}", tr.latency_s[ok & (tr.stream == i)]))
+            for i, st in enumerate(tr.scenario.streams):
+                lines.append(_row(f"  stream {st.name}", tr.latency_s[ok & (tr.stream == i)]))
         if len(tr.bucket_names) > 1:
             for b in np.unique(tr.bucket[ok]).tolist():
                 share = (tr.bucket[ok] == b).mean()
-                lines.append(row(f"  bucket {tr.bucket_names[b]} ({share:.0%})", tr.latency_s[ok & (tr.bucket == b)]))
+                lines.append(_row(f"  bucket {tr.bucket_names[b]} ({share:.0%})", tr.latency_s[ok & (tr.bucket == b)]))
         util = tr.core_busy_s / max(tr.makespan_s, 1e-300)
         lines.append(f"  cores busy: {', '.join(f'{u:.0%}' for u in util)}")
         s = summarize(tr)
+        summaries[root] = s
+        counters = _counters(s)
+        if counters:
+            lines.append(counters)
         lines.append("  tail drivers: " + ", ".join(f"{k} {v:.0%}" for k, v in s["tail_drivers"].items() if v >= 0.01))
-    path = None
-    if figure_dir is not None:
-        path = _figure(runs, Path(figure_dir) / f"{drill.id}.png")
-    return "\n".join(lines), path
+    if len(scenarios) > 2:
+        summaries["fix"] = summarize(run_scenario(scenarios[2]))
+    path = _figure(runs, Path(figure_dir) / f"{drill.id}.png") if figure_dir is not None else None
+    reference = render(drill.strong_answer, summaries, f"{drill.path} [reference] strong")
+    return Evidence("\n".join(lines), path, reference, summaries)
+
+
+def evidence(drill: Drill, figure_dir: Path | None = None) -> tuple[str, Path | None]:
+    """The evidence table of a drill's baseline and regressed runs, and a saved CDF figure when asked."""
+    ev = prepare(drill, figure_dir)
+    return ev.table, ev.figure
 
 
 def _figure(runs: dict, path: Path) -> Path:
@@ -130,8 +175,8 @@ def session(drills: dict[str, Drill], store: Store, count: int = 1, topic: str |
         stdout.write(f"\n=== drill {i}/{len(chosen)}: {d.title} [{d.topic}]\n\n{d.prompt}\n\n")
         stdout.write("Evidence (same seed; healthy baseline vs regressed run):\n")
         stdout.flush()
-        table, fig = evidence(d, figure_dir)
-        stdout.write(table + "\n" + (f"figure: {fig}\n" if fig else "") + "\n")
+        ev = prepare(d, figure_dir)
+        stdout.write(ev.table + "\n" + (f"figure: {ev.figure}\n" if ev.figure else "") + "\n")
         started = time.time()
         try:
             answer = check_answer(read_answer(stdin, stdout))
@@ -141,7 +186,8 @@ def session(drills: dict[str, Drill], store: Store, count: int = 1, topic: str |
         g = grade(d, answer)
         attempt = store.save(g, answer, started)
         saved.append(attempt)
-        stdout.write("\n" + feedback(g) + f"\n\nStrong reference answer:\n{d.strong_answer}\n\n"
+        stdout.write("\n" + feedback(g) + "\n\nStrong reference answer (its figures are from the runs above):\n"
+                     f"{ev.reference}\n\n"
                      f"Senior review question: {d.senior_review_question}\n"
                      f"(attempt #{attempt} saved to {store.path})\n")
         stdout.flush()

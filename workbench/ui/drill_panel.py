@@ -17,19 +17,19 @@ import ipywidgets as w
 from workbench.errors import ConfigError
 from workbench.grading.drills import Drill, load_drills
 from workbench.grading.grader import ELEMENTS, Grade, check_answer, grade
-from workbench.grading.practice import evidence
+from workbench.grading.practice import prepare
 from workbench.grading.store import Store
 
 
-def feedback_html(g: Grade, drill: Drill) -> str:
-    """Per-element feedback, then the strong reference answer."""
+def feedback_html(g: Grade, reference: str) -> str:
+    """Per-element feedback, then the strong reference answer (rendered from the drill's runs)."""
     rows = "".join(
         f"<tr><td>{'&#10003;' if e.present else '&#10007;'}</td><td><b>{k}</b></td>"
         f"<td>{html.escape(e.evidence if e.present else e.hint)}</td></tr>"
         for k, e in ((k, g.elements[k]) for k in ELEMENTS))
     return (f"<p><b>verdict: {g.verdict}</b> (score {g.score}/100)</p><table>{rows}</table>"
             f"<details><summary>Strong reference answer</summary><pre style='white-space:pre-wrap'>"
-            f"{html.escape(drill.strong_answer)}</pre></details>")
+            f"{html.escape(reference)}</pre></details>")
 
 
 class DrillPanel:
@@ -66,9 +66,16 @@ class DrillPanel:
         self.feedback.value = ""
         self.answer.value = ""
         self._started = time.time()
+        self._ev = None
         if self.show_evidence:
-            table, _ = evidence(d)
-            self.evidence.value = f"<pre>{html.escape(table)}</pre>"
+            self._ev = prepare(d)
+            self.evidence.value = f"<pre>{html.escape(self._ev.table)}</pre>"
+
+    def reference(self) -> str:
+        """The strong reference answer, its figures from this drill's runs (run now if not run yet)."""
+        if self._ev is None:
+            self._ev = prepare(self.drill)
+        return self._ev.reference
 
     def _grade(self, _button=None) -> None:
         try:
@@ -81,7 +88,7 @@ class DrillPanel:
         if self.store is not None:
             attempt = self.store.save(self.last_grade, text, self._started)
             note = f"<p>attempt #{attempt} saved to {html.escape(str(self.store.path))}</p>"
-        self.feedback.value = feedback_html(self.last_grade, self.drill) + note
+        self.feedback.value = feedback_html(self.last_grade, self.reference()) + note
 
     def _ipython_display_(self) -> None:
         from IPython.display import display
