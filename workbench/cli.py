@@ -232,6 +232,29 @@ def cmd_practice(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_interview(args: argparse.Namespace) -> int:
+    """``workbench interview``: a mock interview with follow-up questions, graded as a whole."""
+    from workbench.grading.drills import get_drill, load_drills
+    from workbench.grading.interview import run_interview
+    from workbench.grading.practice import prepare
+    from workbench.grading.store import Store, pick_drills
+
+    if args.minutes is not None and not 0 < args.minutes <= 24 * 60:
+        raise UsageError(f"--minutes {args.minutes}: must be in (0, 1440]")
+    store = Store(args.db)
+    try:
+        if args.drill:
+            drill = get_drill(args.drill, args.drills_dir)
+        else:
+            drills = load_drills(args.drills_dir)
+            drill = drills[pick_drills(sorted(drills), store, 1)[0]]
+        ev = prepare(drill)
+        run_interview(drill, store, ev.table, ev.reference, minutes=args.minutes)
+    finally:
+        store.close()
+    return 0
+
+
 def cmd_progress(args: argparse.Namespace) -> int:
     """``workbench progress``: practice history and per-element rates."""
     from workbench.grading.practice import progress_report
@@ -292,6 +315,12 @@ def build_parser() -> argparse.ArgumentParser:
     pr.add_argument("--db", help="progress database (default: $WORKBENCH_DB or the user data folder)")
     pr.add_argument("--drills-dir", help="folder of drill files")
     pr.set_defaults(func=cmd_practice)
+    iv = sub.add_parser("interview", help="a mock interview: an answer, follow-up questions, one grade")
+    iv.add_argument("--drill", help="drill id (default: the one your progress says to practise next)")
+    iv.add_argument("--minutes", type=float, help="no follow-up question after this many minutes")
+    iv.add_argument("--db", help="progress database (default: $WORKBENCH_DB or the user data folder)")
+    iv.add_argument("--drills-dir", help="folder of drill files")
+    iv.set_defaults(func=cmd_interview)
     pg = sub.add_parser("progress", help="practice history and per-element rates")
     pg.add_argument("--db", help="progress database (default: $WORKBENCH_DB or the user data folder)")
     pg.set_defaults(func=cmd_progress)

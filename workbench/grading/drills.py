@@ -33,6 +33,9 @@ class Rubric:
     rejected_mechanisms: tuple[str, ...]
     artifact_terms: tuple[str, ...]
     fix_terms: tuple[str, ...]
+    mechanism_plain: tuple[tuple[str, ...], ...] = ()  # per step: plain-language phrasings beside the jargon
+    step_names: tuple[str, ...] = ()  # per step: a short name, for feedback
+    step_questions: tuple[str, ...] = ()  # per step: the question that draws it out
 
 
 @dataclass(frozen=True)
@@ -88,6 +91,18 @@ KNOWN = {"id", "title", "topic", "prompt", "senior_review_question", "scenario",
          "debug_branches", "pitfalls", "takeaways"}
 
 
+def _per_step(r: dict, key: str, steps: int, where: str, lists: bool = False) -> tuple:
+    """An optional list with one entry per mechanism step (a string, or a list of strings)."""
+    value = r.get(key, [])
+    ok = isinstance(value, list) and (not value or len(value) == steps) and all(
+        (isinstance(v, list) and all(isinstance(t, str) for t in v)) if lists else isinstance(v, str) for v in value)
+    if not ok:
+        kind = "a list of phrasings" if lists else "a string"
+        raise ConfigError(f"rubric.{key}", str(value)[:80], f"must have one entry per mechanism step ({steps}), "
+                          f"each {kind}", source=where)
+    return tuple(tuple(t.lower() for t in v) for v in value) if lists else tuple(value)
+
+
 def parse_drill(data: dict, where: str) -> Drill:
     """Validate a parsed drill document."""
     unknown = sorted(set(data) - KNOWN)
@@ -113,7 +128,10 @@ def parse_drill(data: dict, where: str) -> Drill:
         mechanism_required=required, mechanism_min_steps=min_steps,
         rejected_mechanisms=_strings(r, "rejected_mechanisms", f"{where} [rubric]"),
         artifact_terms=_strings(r, "artifact_terms", f"{where} [rubric]"),
-        fix_terms=_strings(r, "fix_terms", f"{where} [rubric]"))
+        fix_terms=_strings(r, "fix_terms", f"{where} [rubric]"),
+        mechanism_plain=_per_step(r, "mechanism_plain", len(chain), where, lists=True),
+        step_names=_per_step(r, "step_names", len(chain), where),
+        step_questions=_per_step(r, "step_questions", len(chain), where))
     scenario = DrillScenario(
         name=_get(s, "name", str, f"{where} [scenario]"), requests=_get(s, "requests", int, where, default=20000),
         baseline=_get(s, "baseline", dict, f"{where} [scenario]"),

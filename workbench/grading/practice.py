@@ -152,6 +152,8 @@ def feedback(g: Grade) -> str:
     for k in ELEMENTS:
         e = g.elements[k]
         out.append(f"  [{'x' if e.present else ' '}] {k:<9} " + (f'"{e.evidence}"' if e.present else e.hint))
+        if not e.present and e.question:
+            out.append(f"      {'':<9} a reviewer would ask: {e.question}")
     return "\n".join(out)
 
 

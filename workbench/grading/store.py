@@ -32,6 +32,10 @@ CREATE TABLE IF NOT EXISTS attempts (
     answer TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS attempts_drill ON attempts (drill, finished_at);
+CREATE TABLE IF NOT EXISTS interviews (
+    attempt INTEGER PRIMARY KEY REFERENCES attempts (id),
+    transcript TEXT NOT NULL    -- JSON: {completed, turns: [{role, text, at, element?, answered?}]}
+);
 """
 
 
@@ -70,8 +74,8 @@ class Store:
         except OSError as e:
             raise ConfigError("--db", str(self.path), f"cannot be opened ({e.strerror or e})") from None
 
-    def save(self, grade: Grade, answer: str, started_at: float) -> int:
-        """Record one attempt in its own transaction; return its id."""
+    def save(self, grade: Grade, answer: str, started_at: float, transcript: dict | None = None) -> int:
+        """Record one attempt (and a mock interview's transcript) in one transaction; return its id."""
         elements = json.dumps({k: e.present for k, e in grade.elements.items()})
         try:
             with self.conn:
@@ -80,6 +84,9 @@ class Store:
                     "INSERT INTO attempts (drill, started_at, finished_at, verdict, score, elements, answer) "
                     "VALUES (?, ?, ?, ?, ?, ?, ?)",
                     (grade.drill, started_at, time.time(), grade.verdict, grade.score, elements, answer))
+                if transcript is not None:
+                    self.conn.execute("INSERT INTO interviews (attempt, transcript) VALUES (?, ?)",
+                                      (cur.lastrowid, json.dumps(transcript)))
                 return int(cur.lastrowid)
         except sqlite3.Error as e:
             raise ConfigError("--db", str(self.path), f"could not save the attempt ({e})") from None
@@ -90,6 +97,11 @@ class Store:
                                  "ORDER BY finished_at, id").fetchall()
         return [{"id": r[0], "drill": r[1], "finished_at": r[2], "verdict": r[3], "score": r[4],
                  "elements": json.loads(r[5])} for r in rows]
+
+    def transcript(self, attempt: int) -> dict | None:
+        """A mock interview's transcript (None for a plain practice attempt)."""
+        row = self.conn.execute("SELECT transcript FROM interviews WHERE attempt = ?", (attempt,)).fetchone()
+        return json.loads(row[0]) if row else None
 
     def element_rates(self, drill: str | None = None) -> dict[str, float | None]:
         """Share of attempts in which each element was present (None with no attempts)."""

@@ -1,0 +1,106 @@
+"""The grader's element rules on the answer shapes the issue reported, and its cost on long answers.
+
+Each case is a sentence shape a real candidate writes (from the issue's list of misses),
+not an answer from the labelled corpus, so these tests pin the definitions, not a tuning.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from workbench.grading.drills import load_drills
+from workbench.grading.grader import grade
+
+D = load_drills()
+
+ROLLBACKS = [
+    ("We ship behind the plan flag on a canary and revert to the current plan if p99 regresses.", True),
+    ("Auto-revert to elementwise on a p95 regression.", True),
+    ("Flip back to static placement if canary p99 or per-core memory exceeds baseline.", True),
+    ("Keep the old plan loaded and switch back if the canary is worse.", True),
+    ("Once we move, if the canary shows any reloads, route traffic back to the 64 GiB fleet.", True),
+    ("Hold the release until a load test at production shapes passes.", True),
+    ("Roll back now.", False),
+    ("We can always roll back.", False),
+    ("Roll back if needed.", False),
+    ("We can roll back if people complain.", False),
+    ("Keep an eye on the dashboards over the next week and roll back if things look bad.", False),
+]
+
+
+@pytest.mark.parametrize("text,present", ROLLBACKS)
+def test_a_rollback_is_a_way_back_tied_to_a_condition_or_a_gate(text, present):
+    assert grade(D["compiler-runtime-mapping"], text).elements["rollback"].present is present
+
+
+OWNERS = [
+    ("The envelope is wrong, which the compiler team should own since they set it.", True),
+    ("Priya from runtime will drive the fix.", True),
+    ("I'd own this end to end.", True),
+    ("Serving on-call runs the canary.", True),
+    ("The team should look into it.", False),
+    ("Someone from infra should look.", False),
+    ("We had a saga where the compiler people and the serving people were not talking to each other.", False),
+]
+
+
+@pytest.mark.parametrize("text,present", OWNERS)
+def test_an_owner_is_an_accountable_team_role_or_person_wherever_it_stands(text, present):
+    assert grade(D["compiler-runtime-mapping"], text).elements["owner"].present is present
+
+
+MECHANISMS = [
+    ("average-hides-tail", "2% of prompts > 512 \u2192 generic fallback ~5x slower \u2192 they own p99", True),
+    ("cost-model-misses-contention", "The unfused block is mostly moving data, and HBM is a shared memory pipe that "
+     "four cores fight over, so at production load every batch takes longer than the model predicted and the queue "
+     "grows.", True),
+    ("compiler-runtime-mapping", "Longer shapes miss every compiled bucket so they run the generic fallback kernels "
+     "and everything queues behind them.", True),
+    ("compiler-runtime-mapping", "shapes drift so fallback so slower so queue so p99", False),
+    ("compiler-runtime-mapping", "drift -> fallback -> slower -> queue -> p99", False),
+    ("compiler-runtime-mapping", "Mechanism: drift, fallback, queueing, tail, p99, buckets.", False),
+    ("fusion-memory-bursts", "The network is saturated, so batches take longer and p95 grows.", False),
+]
+
+
+@pytest.mark.parametrize("drill,text,present", MECHANISMS)
+def test_a_mechanism_is_the_chain_stated_as_claims_in_any_vocabulary(drill, text, present):
+    assert grade(D[drill], text).elements["mechanism"].present is present
+
+
+def test_a_bare_chain_of_every_element_is_graded_weak():
+    chain = ("shapes drift so fallback so slower so queue so p99 so tail so owner ML compiler team so rollback if p99 "
+             "regresses so canary so report same seed")
+    assert grade(D["compiler-runtime-mapping"], chain).verdict == "weak"
+
+
+def test_a_plain_fix_counts():
+    assert grade(D["compiler-runtime-mapping"], "Add a 1024 and a 2048 bucket and recompile.").elements["fix"].present
+
+
+def test_a_missing_step_is_named_and_a_question_draws_it_out():
+    d = D["recompile-storm"]
+    g = grade(d, "Every compile takes 2 seconds and the p99 went over a second.")
+    m = g.elements["mechanism"]
+    assert not m.present and "missing" in m.hint and m.question in d.rubric.step_questions
+    assert [e for e, _ in g.follow_ups()] == ["mechanism", "artifact", "owner", "rollback"]
+    ok = grade(d, "Each new length triggers a 2 s compile on the pinned core, so every request behind it waits and "
+                  "the p99 goes over a second.")
+    assert ok.elements["mechanism"].present and ok.elements["mechanism"].evidence.startswith("Each new length")
+
+
+def test_grading_cost_grows_linearly_with_the_answer():
+    d = D["compiler-runtime-mapping"]
+    shapes = (lambda n: "a" * n, lambda n: ("queue p99 fallback owner team " * 1000)[:n], lambda n: "x " * (n // 2))
+    for make in shapes:
+        cost = []
+        for n in (2_000, 20_000):
+            best = float("inf")
+            for _ in range(3):
+                t = time.process_time()
+                grade(d, make(n))
+                best = min(best, time.process_time() - t)
+            cost.append(max(best, 1e-3))
+        assert cost[1] / cost[0] < 40  # 10x the text; a quadratic rule would cost about 100x

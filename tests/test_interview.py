@@ -1,0 +1,116 @@
+"""The mock interview: follow-ups for what is missing, one grade for the whole exchange, a saved transcript,
+driven end to end through a pseudo-terminal, and interrupted with Ctrl-C."""
+
+from __future__ import annotations
+
+import os
+import pty
+import select
+import signal
+import subprocess
+import sys
+import time
+
+from workbench.grading.drills import load_drills
+from workbench.grading.interview import Interview
+from workbench.grading.store import Store
+
+DRILL = load_drills()["compiler-runtime-mapping"]
+OPENING = ("p99 of the chat stream doubled once prompts passed 512 tokens. Longer prompts miss every compiled bucket, "
+           "so they run on the generic fallback kernels, which are slower, and the requests behind them queue.")
+ARTIFACT = "The closed-loop mapping report at the same seed: per-bucket hit rate and misses by reason."
+OWNER = "The ML compiler team owns the envelope; serving on-call owns the rollout."
+ROLLBACK = "Keep the previous plan loaded and revert automatically if canary p99 regresses."
+
+
+def test_follow_ups_ask_for_what_is_missing_and_the_exchange_is_graded_as_a_whole(tmp_path):
+    iv = Interview(DRILL)
+    first = iv.answer(OPENING)
+    assert iv.grade.verdict != "strong" and first == iv.grade.elements["artifact"].question
+    assert iv.reply(ARTIFACT) == iv.grade.elements["owner"].question
+    assert iv.reply(OWNER) == iv.grade.elements["rollback"].question
+    assert iv.reply(ROLLBACK) is None and iv.done
+    assert iv.grade.verdict == "strong"
+    asked = [t for t in iv.transcript if t["role"] == "interviewer"]
+    assert [t["element"] for t in asked] == ["artifact", "owner", "rollback"]
+    assert all(t["answered"] for t in asked)
+    store = Store(tmp_path / "p.sqlite3")
+    attempt = iv.save(store)
+    saved = store.transcript(attempt)
+    assert saved["completed"] and [t["role"] for t in saved["turns"]] == ["candidate"] + ["interviewer",
+                                                                                          "candidate"] * 3
+    assert store.attempts()[0]["verdict"] == "strong"
+
+
+def test_a_reply_that_dodges_the_question_is_recorded_as_still_missing():
+    iv = Interview(DRILL, max_follow_ups=1)
+    iv.answer(OPENING + " " + ARTIFACT + " " + OWNER)
+    assert iv.reply("We can always roll back.") is None
+    assert iv.transcript[1]["element"] == "rollback" and not iv.transcript[1]["answered"]
+    assert iv.grade.verdict == "partial"
+
+
+def _drive(cmd: list[str], env: dict, steps: list[tuple[str, str | None]], timeout: float = 120.0) -> tuple[str, int]:
+    """Run cmd on a pseudo-terminal; for each (expected text, line to send) wait for the text, then send."""
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execve(cmd[0], cmd, env)
+    out, deadline = b"", time.time() + timeout
+    try:
+        for expect, send in steps:
+            while expect.encode() not in out:
+                assert time.time() < deadline, out.decode(errors="replace")[-2000:]
+                ready, _, _ = select.select([fd], [], [], 1.0)
+                if ready:
+                    try:
+                        out += os.read(fd, 65536)
+                    except OSError:
+                        break
+            if send == "^C":
+                os.kill(pid, signal.SIGINT)
+            elif send is not None:
+                os.write(fd, send.encode())
+        while time.time() < deadline:
+            ready, _, _ = select.select([fd], [], [], 1.0)
+            if ready:
+                try:
+                    chunk = os.read(fd, 65536)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                out += chunk
+        _, status = os.waitpid(pid, 0)
+    finally:
+        os.close(fd)
+    return out.decode(errors="replace"), os.waitstatus_to_exitcode(status)
+
+
+def test_a_full_interview_through_a_pseudo_terminal_saves_the_graded_transcript(tmp_path):
+    db = tmp_path / "p.sqlite3"
+    env = {**os.environ, "WORKBENCH_DB": str(db), "EDITOR": ""}
+    cmd = [sys.executable, "-m", "workbench.cli", "interview", "--drill", DRILL.id]
+    out, code = _drive(cmd, env, [("Your answer", OPENING + "\n.\n"), ("What artifact", ARTIFACT + "\n.\n"),
+                                  ("Who owns", OWNER + "\n.\n"), ("rollback boundary", ROLLBACK + "\n.\n"),
+                                  ("saved to", None)], timeout=180)
+    assert code == 0, out[-2000:]
+    assert "verdict: strong" in out and "asked about rollback: supplied" in out
+    store = Store(db)
+    (attempt,) = store.attempts()
+    assert attempt["verdict"] == "strong" and store.transcript(attempt["id"])["completed"]
+
+
+def test_ctrl_c_saves_what_was_answered_and_leaves_the_store_consistent(tmp_path):
+    db = tmp_path / "p.sqlite3"
+    env = {**os.environ, "WORKBENCH_DB": str(db), "EDITOR": ""}
+    cmd = [sys.executable, "-m", "workbench.cli", "interview", "--drill", DRILL.id]
+    out, code = _drive(cmd, env, [("Your answer", OPENING + "\n.\n"), ("What artifact", "^C"),
+                                  ("interrupted", None)], timeout=180)
+    assert "attempt #1 saved" in out, out[-2000:]
+    store = Store(db)
+    (attempt,) = store.attempts()
+    saved = store.transcript(attempt["id"])
+    assert not saved["completed"] and saved["turns"][0]["text"].strip() == OPENING
+    assert store.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    assert subprocess.run([sys.executable, "-m", "workbench.cli", "progress"], env=env, capture_output=True,
+                          text=True, timeout=60).returncode == 0

@@ -1,0 +1,146 @@
+"""A mock interview: the prompt and the scenario's figures, an answer, then the follow-ups a senior reviewer
+would ask for what is missing, and one grade for the whole exchange, saved with its transcript.
+
+:class:`Interview` is the state machine (no input or output of its own), shared by the
+terminal (:func:`run_interview`, ``workbench interview``) and the notebook drill panel.
+The interviewer asks at most ``max_follow_ups`` questions, one per missing core element
+in the order a reviewer would (mechanism, artifact, owner, rollback), and stops early
+when the time is up or nothing is missing. The final grade reads the answer and every
+reply together, so a candidate who supplies the rollback when asked gets credit for it;
+the transcript records which element each question was about and whether the reply
+supplied it.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TextIO
+
+from workbench.errors import ConfigError
+from workbench.grading.drills import Drill
+from workbench.grading.grader import MAX_CHARS, Grade, check_answer, grade
+from workbench.grading.store import Store
+
+
+@dataclass
+class Interview:
+    """One interview on one drill: ``answer`` the opening, then ``reply`` to each question until ``done``."""
+
+    drill: Drill
+    max_follow_ups: int = 4
+    deadline: float | None = None  # unix time, s: no follow-up is asked after it
+    transcript: list[dict] = field(default_factory=list)
+    started_at: float = field(default_factory=time.time)
+    question: str | None = None  # the open question, if any
+    _topic: str | None = None
+    _asked: set = field(default_factory=set)
+
+    def _text(self) -> str:
+        return "\n\n".join(t["text"] for t in self.transcript if t["role"] == "candidate")
+
+    @property
+    def grade(self) -> Grade:
+        """The grade of the whole exchange so far."""
+        return grade(self.drill, self._text())
+
+    @property
+    def done(self) -> bool:
+        return self.question is None and bool(self.transcript)
+
+    def _next(self) -> str | None:
+        asked = sum(t["role"] == "interviewer" for t in self.transcript)
+        if asked >= self.max_follow_ups or (self.deadline is not None and time.time() > self.deadline):
+            return None
+        for element, question in self.grade.follow_ups():
+            if element not in self._asked:
+                self._asked.add(element)
+                self._topic = element
+                self.transcript.append({"role": "interviewer", "element": element, "text": question,
+                                        "at": time.time()})
+                return question
+        return None
+
+    def answer(self, text: str) -> str | None:
+        """The opening answer; returns the first follow-up question, or None when nothing is missing."""
+        if self.transcript:
+            raise RuntimeError("the interview has already started; use reply()")
+        self.transcript.append({"role": "candidate", "text": check_answer(text), "at": time.time()})
+        self.question = self._next()
+        return self.question
+
+    def reply(self, text: str) -> str | None:
+        """A reply to the open question; returns the next question, or None when the interview is over."""
+        if self.question is None:
+            raise RuntimeError("no question is open")
+        text = check_answer(text)
+        if len(self._text()) + len(text) > MAX_CHARS:
+            raise ConfigError("reply", f"{len(text)} characters", f"would make the exchange longer than {MAX_CHARS} "
+                              "characters; keep it shorter")
+        before = self.grade.elements[self._topic].present
+        self.transcript.append({"role": "candidate", "text": text, "at": time.time()})
+        self.transcript[-2]["answered"] = self.grade.elements[self._topic].present and not before
+        self.question = self._next()
+        return self.question
+
+    def save(self, store: Store, completed: bool = True) -> int | None:
+        """Save the graded exchange and its transcript (nothing when no answer was given); returns the id."""
+        if not any(t["role"] == "candidate" for t in self.transcript):
+            return None
+        return store.save(self.grade, self._text(), self.started_at,
+                          transcript={"completed": completed, "turns": self.transcript})
+
+
+def _read(stdin: TextIO, stdout: TextIO, lead: str) -> str | None:
+    """Lines until a single '.' (None at end of input)."""
+    stdout.write(f"{lead} (end with a line containing a single '.')\n")
+    stdout.flush()
+    lines = []
+    while True:
+        line = stdin.readline()
+        if not line:
+            return "".join(lines) if lines else None
+        if line.rstrip("\r\n") == ".":
+            return "".join(lines)
+        lines.append(line)
+
+
+def run_interview(drill: Drill, store: Store, evidence_text: str, reference: str, minutes: float | None = None,
+                  max_follow_ups: int = 4, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout) -> int | None:
+    """A mock interview in the terminal; Ctrl-C or a closed input saves what was answered. Returns the attempt."""
+    from workbench.grading.practice import feedback
+
+    deadline = time.time() + minutes * 60 if minutes else None
+    iv = Interview(drill, max_follow_ups, deadline)
+    stdout.write(f"\n=== mock interview: {drill.title} [{drill.topic}]\n\n{drill.prompt}\n\n"
+                 f"Evidence (same seed; healthy baseline vs regressed run):\n{evidence_text}\n\n")
+    if minutes:
+        stdout.write(f"You have {minutes:g} minutes; no follow-up is asked after that.\n")
+    try:
+        text = _read(stdin, stdout, "Your answer")
+        question = iv.answer(text) if text is not None else None
+        while question is not None:
+            stdout.write(f"\nInterviewer: {question}\n")
+            text = _read(stdin, stdout, "Your reply")
+            if text is None:
+                break
+            question = iv.reply(text)
+    except KeyboardInterrupt:
+        attempt = iv.save(store, completed=False)
+        stdout.write(f"\ninterrupted; {f'attempt #{attempt} saved' if attempt else 'nothing to save'}\n")
+        return attempt
+    if not iv.transcript:
+        stdout.write("no answer given; nothing saved\n")
+        return None
+    attempt = iv.save(store, completed=iv.done)
+    g = iv.grade
+    turns = [t for t in iv.transcript if t["role"] == "interviewer"]
+    stdout.write("\nThe whole exchange, graded:\n" + feedback(g) + "\n")
+    for t in turns:
+        stdout.write(f"  asked about {t['element']}: {'supplied' if t.get('answered') else 'still missing'}\n")
+    stdout.write(f"\nStrong reference answer (its figures are from the runs above):\n{reference}\n"
+                 f"(attempt #{attempt} saved to {Path(store.path)}, with the transcript)\n")
+    stdout.flush()
+    return attempt

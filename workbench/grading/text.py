@@ -1,0 +1,113 @@
+"""Text handling for the grader: normalised sentences, phrase matching, recitation, bare term runs.
+
+Everything here is linear in the answer's length: words longer than ``MAX_WORD``
+characters are cut before any pattern runs, and every pattern has bounded repetition,
+so a 20,000-character answer (one word or many) grades in well under a second.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+MAX_WORD = 40  # characters; a longer "word" is cut, so no pattern can backtrack over it
+_STOP = {"the", "a", "an", "of", "to", "its", "their", "is", "are"}
+_SUFFIX = re.compile(r"(es|s|ed|ing|ly)$")
+_SLASHES = re.compile(r"[a-z0-9]{1,40}(?:/[a-z0-9]{1,40}){2,}")  # 'drift/fallback/queue'
+_LONG = re.compile(r"\S{" + str(MAX_WORD + 1) + ",}")
+# connectors that join the links of a chain; what is between them is a link
+CONNECTORS = re.compile(r"\s(?:->|=>|so|then|thus|hence|therefore|and so|and then|which|causing|so that|/)\s|[,;]\s")
+NEGATIONS = ("not", "no", "isn't", "isnt", "aren't", "wasn't", "won't", "wouldn't", "doesn't", "don't", "didn't",
+             "never", "without", "rather than", "instead of", "rule out", "ruled out", "ruling out", "unlikely",
+             "exclude", "excluded", "nothing to do with", "not the", "neither", "nor")
+_NEG = re.compile(r"(?<![a-z])(?:" + "|".join(re.escape(n) for n in NEGATIONS) + r")(?![a-z])")
+
+
+def norm(text: str) -> str:
+    """Lower case, arrows and quotes unified, numbers spaced from comparison signs, long words cut."""
+    t = _LONG.sub(lambda m: m.group()[:MAX_WORD], text.lower())
+    t = t.replace("\u2192", " -> ").replace("=>", " -> ").replace("-->", " -> ").replace("\u2019", "'")
+    t = re.sub(r"\s*([<>])\s*(?=\d)", r" \1 ", t)  # seq>512 -> seq > 512
+    t = re.sub(r"\s+", " ", t)
+    return f" {t} "
+
+
+def segments(text: str) -> list[str]:
+    """Sentences and bullets, their bullet marks removed."""
+    text = _LONG.sub(lambda m: m.group()[:MAX_WORD], text)
+    parts = re.split(r"(?<=[.!?])\s+(?=[A-Za-z0-9(\"'*-])|\n+", text)
+    out = []
+    for p in parts:
+        p = re.sub(r"^\s{0,8}(?:[-*\u2022>]|\d{1,2}[.):]|[a-z][.)])\s{0,8}", "", p).strip()
+        if p:
+            out.append(p)
+    return out
+
+
+@lru_cache(maxsize=8192)
+def phrase(term: str) -> re.Pattern:
+    """A phrase as a pattern: each word matched from its start (suffixes free), up to two words between."""
+    words = [w for w in term.lower().split() if w not in _STOP] or term.lower().split()
+    parts = []
+    for w in words:
+        stem = _SUFFIX.sub("", w) if len(w) > 4 and w.isalpha() else w
+        tail = r"(?![a-z])" if len(stem) <= 3 and stem.isalpha() else ""  # 'so' must not match 'some'
+        parts.append(r"(?<![a-z0-9])" + re.escape(stem) + tail)
+    gap = r"[a-z0-9./%'-]{0,W}(?:[\s-]+[^\s]{1,W}){0,2}?[\s-]+".replace("W", str(MAX_WORD))
+    return re.compile(gap.join(parts) if len(parts) > 1 else parts[0])
+
+
+def has(text: str, terms) -> str | None:
+    """The first term (as a phrase) found in the text."""
+    for term in terms:
+        if phrase(term).search(text):
+            return term
+    return None
+
+
+def find(text: str, terms) -> list[int]:
+    """Start positions of every term found in the text."""
+    return [m.start() for t in terms for m in [phrase(t).search(text)] if m]
+
+
+def negated(text: str, term: str) -> bool:
+    """Is the term's first occurrence preceded (within 40 characters) by a negation?"""
+    m = phrase(term).search(text)
+    if not m:
+        return False
+    return bool(_NEG.search(text[max(0, m.start() - 40):m.start()]))
+
+
+def links(text: str) -> list[str]:
+    """The pieces between chain connectors ('->', 'so', 'then', commas ...)."""
+    return [p.strip() for p in CONNECTORS.split(text) if p.strip()]
+
+
+def content_words(piece: str) -> int:
+    return sum(1 for w in re.findall(r"[a-z0-9][a-z0-9'%.-]*", piece) if w not in _STOP)
+
+
+def bare_run(text: str) -> bool:
+    """A run of bare terms rather than claims: 'drift so fallback so queue so p99', 'a -> b -> c', 'x/y/z',
+    'fusion, SRAM, HBM, p95'. Three or more links, at least three in five of them one or two words."""
+    if _SLASHES.search(text):
+        return True
+    body = re.sub(r"^\s*[a-z ]{1,20}:", "", text)  # past a 'Label:'
+    items = links(body.replace(":", ","))
+    return len(items) >= 3 and sum(content_words(i) <= 2 for i in items) >= 0.6 * len(items)
+
+
+def grams(text: str, n: int = 5) -> set[tuple[str, ...]]:
+    words = re.findall(r"[a-z0-9]+", text.lower())
+    return {tuple(words[i:i + n]) for i in range(len(words) - n + 1)}
+
+
+def recited(segment: str, source: set, share: float = 0.4) -> bool:
+    """Are 40% or more of the segment's word 5-grams in the source?"""
+    g = grams(segment)
+    return len(g) >= 3 and len(g & source) >= share * len(g)
+
+
+def quote(s: str, limit: int = 240) -> str:
+    s = re.sub(r"\s+", " ", s).strip()
+    return s if len(s) <= limit else s[: limit - 3] + "..."
