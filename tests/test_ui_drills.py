@@ -39,3 +39,22 @@ def test_oversized_answer_is_refused_in_the_panel():
     panel.answer.value = "x" * 20_001
     panel.button.click()
     assert panel.last_grade is None and "longer than" in panel.feedback.value
+
+
+def test_interview_mode_asks_follow_ups_and_grades_the_exchange(tmp_path):
+    store = Store(tmp_path / "p.sqlite3")
+    panel = DrillPanel(store=store, drill_id="fusion-memory-bursts", show_evidence=False, interview=True)
+    opening, owner, rollback = ANSWER.rsplit("\n", 2)[0], "Owner: the ML compiler team.", ANSWER.rsplit("\n", 1)[1]
+    panel.answer.value = opening.replace("\nOwner: the ML compiler team.", "")
+    panel.button.click()
+    assert panel.follow_up.layout.display == "" and "Who owns" in panel.question.value
+    panel.reply.value = owner
+    panel.reply_button.click()
+    assert "rollback boundary" in panel.question.value
+    panel.reply.value = rollback
+    panel.reply_button.click()
+    assert panel.follow_up.layout.display == "none" and panel.last_grade.verdict == "strong"
+    assert "asked about owner: supplied" in panel.feedback.value
+    (attempt,) = store.attempts()
+    assert store.transcript(attempt["id"])["completed"]
+    store.close()

@@ -17,6 +17,7 @@ import ipywidgets as w
 from workbench.errors import ConfigError
 from workbench.grading.drills import Drill, load_drills
 from workbench.grading.grader import ELEMENTS, Grade, check_answer, grade
+from workbench.grading.interview import Interview
 from workbench.grading.practice import prepare
 from workbench.grading.store import Store
 
@@ -33,13 +34,20 @@ def feedback_html(g: Grade, reference: str) -> str:
 
 
 class DrillPanel:
-    """A drill picker, its prompt and evidence, an answer box and a Grade button."""
+    """A drill picker, its prompt and evidence, an answer box and a Grade button.
+
+    With ``interview=True`` it is a mock interview: the button sends the answer, the
+    interviewer asks a follow-up for each missing core element in the reply box, and the
+    whole exchange is graded (and saved with its transcript) when the questions end.
+    """
 
     def __init__(self, drills: dict[str, Drill] | None = None, store: Store | None = None,
-                 drill_id: str | None = None, show_evidence: bool = True):
+                 drill_id: str | None = None, show_evidence: bool = True, interview: bool = False):
         self.drills = drills or load_drills()
         self.store = store
         self.show_evidence = show_evidence
+        self.interview_mode = interview
+        self.interview: Interview | None = None
         self.last_grade: Grade | None = None
         ids = sorted(self.drills)
         self.select = w.Dropdown(options=ids, value=drill_id or ids[0], description="drill")
@@ -47,11 +55,18 @@ class DrillPanel:
         self.evidence = w.HTML()
         self.answer = w.Textarea(placeholder="Your answer: workload, mechanism, artifact, fix, owner, rollback",
                                  layout=w.Layout(width="100%", height="180px"))
-        self.button = w.Button(description="Grade", button_style="primary")
+        self.button = w.Button(description="Send answer" if interview else "Grade", button_style="primary")
         self.feedback = w.HTML()
-        self.button.on_click(self._grade)
+        self.question = w.HTML()
+        self.reply = w.Textarea(placeholder="Your reply to the interviewer", layout=w.Layout(width="100%",
+                                                                                             height="100px"))
+        self.reply_button = w.Button(description="Reply", button_style="info")
+        self.follow_up = w.VBox([self.question, self.reply, self.reply_button], layout=w.Layout(display="none"))
+        self.button.on_click(self._start if interview else self._grade)
+        self.reply_button.on_click(self._reply)
         self.select.observe(lambda change: self._load(), names="value")
-        self.widget = w.VBox([self.select, self.prompt, self.evidence, self.answer, self.button, self.feedback])
+        self.widget = w.VBox([self.select, self.prompt, self.evidence, self.answer, self.button, self.follow_up,
+                              self.feedback])
         self._started = time.time()
         self._load()
 
@@ -65,6 +80,9 @@ class DrillPanel:
         self.prompt.value = f"<h4>{html.escape(d.title)}</h4><p>{html.escape(d.prompt)}</p>"
         self.feedback.value = ""
         self.answer.value = ""
+        self.interview = None
+        self.follow_up.layout.display = "none"
+        self.answer.disabled = self.button.disabled = False
         self._started = time.time()
         self._ev = None
         if self.show_evidence:
@@ -89,6 +107,48 @@ class DrillPanel:
             attempt = self.store.save(self.last_grade, text, self._started)
             note = f"<p>attempt #{attempt} saved to {html.escape(str(self.store.path))}</p>"
         self.feedback.value = feedback_html(self.last_grade, self.reference()) + note
+
+    def _ask(self, question: str | None) -> None:
+        if question is None:
+            self._finish()
+            return
+        self.follow_up.layout.display = ""
+        self.question.value = f"<p><b>Interviewer:</b> {html.escape(question)}</p>"
+        self.reply.value = ""
+
+    def _start(self, _button=None) -> None:
+        self.interview = Interview(self.drill)
+        try:
+            question = self.interview.answer(self.answer.value)
+        except ConfigError as e:
+            self.interview = None
+            self.feedback.value = f"<p style='color:#b00'>{html.escape(str(e))}</p>"
+            return
+        self.answer.disabled = self.button.disabled = True
+        self._ask(question)
+
+    def _reply(self, _button=None) -> None:
+        if self.interview is None or self.interview.question is None:
+            return
+        try:
+            question = self.interview.reply(self.reply.value)
+        except ConfigError as e:
+            self.feedback.value = f"<p style='color:#b00'>{html.escape(str(e))}</p>"
+            return
+        self._ask(question)
+
+    def _finish(self) -> None:
+        iv = self.interview
+        self.follow_up.layout.display = "none"
+        self.last_grade = iv.grade
+        asked = "".join(f"<li>asked about {t['element']}: {'supplied' if t.get('answered') else 'still missing'}"
+                        f"</li>" for t in iv.transcript if t["role"] == "interviewer")
+        note = ""
+        if self.store is not None:
+            attempt = iv.save(self.store)
+            note = f"<p>attempt #{attempt} saved with its transcript to {html.escape(str(self.store.path))}</p>"
+        self.feedback.value = (f"<p>The whole exchange, graded:</p><ul>{asked}</ul>"
+                               + feedback_html(self.last_grade, self.reference()) + note)
 
     def _ipython_display_(self) -> None:
         from IPython.display import display
