@@ -114,3 +114,24 @@ def test_ctrl_c_saves_what_was_answered_and_leaves_the_store_consistent(tmp_path
     assert store.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     assert subprocess.run([sys.executable, "-m", "workbench.cli", "progress"], env=env, capture_output=True,
                           text=True, timeout=60).returncode == 0
+
+
+def test_a_closed_terminal_saves_what_was_answered(tmp_path):
+    db = tmp_path / "p.sqlite3"
+    env = {**os.environ, "WORKBENCH_DB": str(db), "EDITOR": ""}
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execve(sys.executable, [sys.executable, "-m", "workbench.cli", "interview", "--drill", DRILL.id], env)
+    out, deadline = b"", time.time() + 180
+    while b"What artifact" not in out:
+        assert time.time() < deadline, out.decode(errors="replace")[-2000:]
+        if select.select([fd], [], [], 1.0)[0]:
+            out += os.read(fd, 65536)
+            if b"Your answer" in out and OPENING.encode()[:20] not in out:
+                os.write(fd, (OPENING + "\n.\n").encode())
+    os.close(fd)  # the terminal goes away: the session gets SIGHUP
+    _, status = os.waitpid(pid, 0)
+    store = Store(db)
+    (attempt,) = store.attempts()
+    assert not store.transcript(attempt["id"])["completed"]
+    assert store.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"

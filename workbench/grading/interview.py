@@ -13,7 +13,9 @@ supplied it.
 
 from __future__ import annotations
 
+import signal
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -109,7 +111,35 @@ def _read(stdin: TextIO, stdout: TextIO, lead: str) -> str | None:
 
 def run_interview(drill: Drill, store: Store, evidence_text: str, reference: str, minutes: float | None = None,
                   max_follow_ups: int = 4, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout) -> int | None:
-    """A mock interview in the terminal; Ctrl-C or a closed input saves what was answered. Returns the attempt."""
+    """A mock interview in the terminal; Ctrl-C, a closed terminal (SIGHUP) or the end of input saves what was
+    answered. Returns the attempt."""
+    previous = _on_hangup()
+    try:
+        return _run(drill, store, evidence_text, reference, minutes, max_follow_ups, stdin, stdout)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGHUP, previous)
+
+
+def _on_hangup():
+    """Ignore SIGHUP (main thread only): a closed terminal then shows up as an I/O error on the next read or
+    write, which saves what was answered. Returns the previous handler."""
+    if not hasattr(signal, "SIGHUP") or threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGHUP, signal.SIG_IGN)
+
+
+def _say(stdout: TextIO, text: str) -> None:
+    """Write to the terminal if it is still there."""
+    try:
+        stdout.write(text)
+        stdout.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def _run(drill: Drill, store: Store, evidence_text: str, reference: str, minutes: float | None,
+         max_follow_ups: int, stdin: TextIO, stdout: TextIO) -> int | None:
     from workbench.grading.practice import feedback
 
     deadline = time.time() + minutes * 60 if minutes else None
@@ -127,9 +157,9 @@ def run_interview(drill: Drill, store: Store, evidence_text: str, reference: str
             if text is None:
                 break
             question = iv.reply(text)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, OSError):  # Ctrl-C, a closed terminal, or input that cannot be read any more
         attempt = iv.save(store, completed=False)
-        stdout.write(f"\ninterrupted; {f'attempt #{attempt} saved' if attempt else 'nothing to save'}\n")
+        _say(stdout, f"\ninterrupted; {f'attempt #{attempt} saved' if attempt else 'nothing to save'}\n")
         return attempt
     if not iv.transcript:
         stdout.write("no answer given; nothing saved\n")
