@@ -13,7 +13,7 @@ from functools import lru_cache
 MAX_WORD = 40  # characters; a longer "word" is cut, so no pattern can backtrack over it
 _STOP = {"the", "a", "an", "of", "to", "its", "their", "is", "are"}
 _SUFFIX = re.compile(r"(es|s|ed|ing|ly)$")
-_SLASHES = re.compile(r"[a-z0-9]{1,40}(?:/[a-z0-9]{1,40}){2,}")  # 'drift/fallback/queue'
+_SLASHES = re.compile(r"(?<![a-z0-9])[a-z]{2,40}(?:/[a-z]{2,40}){2,}")  # 'drift/fallback/queue', not '1k/2k/4k'
 _LONG = re.compile(r"\S{" + str(MAX_WORD + 1) + ",}")
 # connectors that join the links of a chain; what is between them is a link
 CONNECTORS = re.compile(r"\s(?:->|=>|so|then|thus|hence|therefore|and so|and then|which|causing|so that|/)\s|[,;]\s")
@@ -103,9 +103,10 @@ def grams(text: str, n: int = 5) -> set[tuple[str, ...]]:
 
 
 def recited(segment: str, source: set, share: float = 0.4) -> bool:
-    """Are 40% or more of the segment's word 5-grams in the source?"""
+    """Are 40% or more of the segment's word 5-grams in the source? (A sentence under ten words that names a
+    config key from the prompt is no recitation.)"""
     g = grams(segment)
-    return len(g) >= 3 and len(g & source) >= share * len(g)
+    return len(g) >= 6 and len(g & source) >= share * len(g)
 
 
 def quote(s: str, limit: int = 240) -> str:

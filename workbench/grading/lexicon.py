@@ -1,0 +1,117 @@
+"""The grader's vocabulary: the words and patterns its detectors look for, kept apart from the logic.
+
+Every pattern here is anchored on words and has bounded repetition, so matching stays
+linear in the answer's length (see :mod:`workbench.grading.text`).
+"""
+
+from __future__ import annotations
+
+import re
+
+CAUSAL = re.compile(r"(?<![a-z])(?:because|so|therefore|thus|hence|since|as a result|leads?|leading|led|caus\w*|"
+                    r"result\w*|driv\w*|push\w*|forc\w*|trigger\w*|mak\w*|means?|meaning|then|once|when(?:ever)?|"
+                    r"if|until|which|why|due|inflat\w*|stretch\w*|blow\w*|blew|pil\w* up|backs? up|ends? up|"
+                    r"in turn|consequen\w*|explain\w*|turns? into|so that|->)(?![a-z])")
+EVIDENCE_NOUNS = ("report", "breakdown", "trace", "replay", "histogram", "load test", "load-test", "benchmark",
+                  "a/b", "ab test", "comparison", "compare", "cdf", "profile table", "table", "export", "experiment",
+                  "repro", "rerun", "re-run", "plot", "curve", "sweep", "dump", "capture", "timeline", "perfetto",
+                  "vs", "versus", "side by side", "side-by-side", "diff", "evidence", "scenario", "run", "running",
+                  "comparing", "numbers", "counters", "split")
+QUALIFIERS = ("per-bucket", "per bucket", "by bucket", "per-stream", "per stream", "by stream", "per-core",
+              "per core", "by core", "per-kernel", "per kernel", "by kernel", "per-tenant", "per tenant",
+              "per-model", "per model", "per-request", "same seed", "fixed seed", "seeded", "seed", "replay",
+              "production shape", "production traffic", "production load", "prod shapes", "prod traffic",
+              "prod load", "at production", "same workload", "reproduc", "before/after", "before and after",
+              "misses by reason", "queue wait", "batch-size", "batch size histogram", "tail driver",
+              "tail-latency driver", "closed-loop", "old and new", "old vs new", "old versus new", "both configs",
+              "both configurations", "each core", "each bucket", "each stream")
+ACTIONS = ("fix", "add", "lower", "raise", "switch", "move", "cap", "set", "use", "pin", "enable", "disable", "change",
+           "increase", "reduce", "split", "re-place", "replace", "rebalance", "go back", "keep", "recompile", "rebuild",
+           "re-bucket", "rebucket", "extend", "widen", "turn off", "turn on", "flip", "revert", "roll back", "drop",
+           "limit", "bound", "shorten", "halve", "double", "give", "assign", "route", "place", "partition", "shard",
+           "prefetch", "preload", "warm", "precompile", "unfuse", "fuse", "calibrate", "retune", "tune", "make",
+           "ship", "cut", "trim", "bump", "grow", "shrink", "allocate", "reserve", "evict", "schedule", "weight",
+           "put", "run", "let", "stop", "go with", "move to", "return to", "restore", "quantise", "quantize")
+WAY_BACK = re.compile(r"(?<![a-z])(?:roll(?:ed|ing)?[ -]?back|rollback|revert\w*|auto-?revert\w*|"
+                      r"(?:switch|flip|go|move|swap|fall|cut|change|put|route|send|shift|bring|drain|dial|scale)"
+                      r"(?:\w*) (?:\w+ ){0,5}back|"
+                      r"back out|undo|restore (?:the )?(?:old|previous|prior|last)|(?:old|previous|prior|last|pinned|"
+                      r"known[- ]good) (?:\w+ )?(?:plan|config\w*|setting\w*|version|build|placement|discipline|"
+                      r"policy|values?|fleet|pool|hardware|kernels?|binary)|kill[- ]?switch|(?:disable|turn off|"
+                      r"flip off|switch off) (?:\w+ ){0,3}(?:flag|feature|change|it)|flag off|abort\w*|halt\w*|"
+                      r"(?:be|is|gets?|got) pulled|pull (?:it|the (?:change|plan|release|canary|rollout))|"
+                      r"stop the (?:rollout|release|canary))(?![a-z])")
+_CMP = r"(?:above|over|below|under|higher than|lower than|more than|less than|greater than|exceeds?)"
+CONDITION = re.compile(r"(?<![a-z])(?:if|when|whenever|unless|on|once|upon|in case|the moment|as soon as|"
+                       r"until)(?![a-z])[^.;\n]{0,120}?(?<![a-z])(?:regress\w*|breach\w*|exceed\w*|spike\w*|"
+                       r"degrad\w*|violat\w*|slos?|slas?|p\d{2}(?:\.\d)?|latency|canary|errors?|error rate|alert\w*|"
+                       r"threshold|baseline|hit rate|budget|guardrail|reloads?|evictions?|compiles?|recompiles?|"
+                       r"starv\w*|queue\w*|metrics?|utili[sz]ation|throughput|accuracy|tail|mean|median|wait\w*|"
+                       r"" + _CMP + r" (?:\w+ ){0,3}?(?:\d|the (?:old|previous|baseline|slo|target)|slo|target))"
+                       r"(?![a-z])")
+_RELEASE = (r"(?:ship\w*|release\w*|go out|go live|goes live|launch\w*|roll ?out|deploy\w*|migrat\w*|promot\w*|"
+            r"expand\w*|enabl\w*|merg\w*|widen\w*|go wider|sign(?:ed)? off|approv\w*|turn (?:it )?on|onboard\w*)")
+GATE = re.compile(r"(?<![a-z])(?:(?:hold|block|gate|pause|freeze|delay)\w{0,3} (?:\w+ ){0,3}?(?:release|rollout|"
+                  r"roll-out|launch|ship\w*|migration|onboarding|plan|change|tenant|deploy\w*|promotion|it|this|that)|"
+                  r"(?:not|n't|never|no|won'?t|cannot) (?:\w+ ){0,4}?" + _RELEASE + r"|"
+                  + _RELEASE + r" only|only " + _RELEASE + r"|no[- ]go|go/no-go|not before|gated on|gate it on|"
+                  r"stays? (?:held|off|gated|dark|at)|"
+                  r"keep [^.\n]{0,40}(?:off|serving|pinned|on the old|on the previous))"
+                  r"[^.\n]{0,160}?(?<![a-z])(?:until|unless|only if|only after|once|after|before|without)(?![a-z])"
+                  r"[^.\n]{0,160}?(?:load[- ]test|canary|validat\w*|pass\w*|green|meets?|production|p\d\d|"
+                  r"benchmark\w*|test\w*|shows?|replay\w*|eval\w*|confirm\w*|proves?|verif\w*|under \d|below \d|"
+                  r"traffic|target|slo|trial|pilot|stays?|stayed|holds?|percentile)")
+GENERIC = {"the", "a", "an", "our", "some", "any", "whole", "this", "that", "my", "your", "every", "other", "entire",
+           "same", "relevant", "appropriate", "responsible", "their", "his", "her", "clear", "named", "single",
+           "accountable", "one", "new", "right", "proper", "dedicated", "should", "must", "will", "can", "which",
+           "who", "whoever", "and", "or", "to", "by", "of", "for", "with", "is", "be", "each", "another", "us", "we",
+           "it", "them", "they", "team", "someone", "somebody", "both", "two", "owning", "own", "main", "core"}
+ROLES = re.compile(r"(?<![a-z])(?:on-?call|sre|sres|tech lead|tl|dri|engineering manager|eng manager|em|"
+                   r"release manager|release captain|product owner|perf(?:ormance)? (?:lead|engineer)|serving lead|"
+                   r"compiler lead|runtime lead|platform lead|infra lead|team lead|lead engineer|principal|"
+                   r"staff engineer|architect|incident commander|capacity plann(?:er|ing lead|ing team)|"
+                   r"product manager|pm)(?![a-z])")
+OWNER_NOUN = re.compile(r"([a-z][a-z/&-]{1,30})(?: ([a-z][a-z/&-]{1,30}))? (?:team|squad|org|on-?call|lead|"
+                        r"engineers?|eng|sres?|owners?(?! (?:should|could|might|would|can|may)\b)|"
+                        r"maintainers?)(?![a-z])")
+# "Owner: serving runtime", "owner - me": a labelled owner with at least two words, or the speaker
+OWNER_LABEL = re.compile(r"(?<![a-z])(?:owners?|owned by|who|dri|accountable)\s?[:=-]\s?(?:(?:me|myself|i)(?![a-z])|"
+                         r"(?!(?:the )?(?:team|someone|somebody|whoever|tbd|n/a|none|us|we|everyone|all)\b)"
+                         r"[a-z][a-z'&-]{1,30}(?:\s|/)[a-z(][a-z'&-]{1,30})")
+I_OWN = re.compile(r"(?<![a-z])(?:mine(?: to own)?(?= /|,|\.| and )|(?:i|i'll|i will|i'd|i would|i'm|i am|me)"
+                   r"(?:\s\w+){0,2}\s(?:own|owning|drive|driving|be accountable|take (?:ownership|it|this)|"
+                   r"on the hook|responsible|the owner|the dri|sign off))")
+# a team named in a story is not an owner: the sentence must give it the work or the accountability
+OWNER_CUE = re.compile(r"(?<![a-z])(?:own\w*|accountab\w*|responsib\w*|driv\w*|sign\w* off|sign-off|signs?|"
+                       r"assign\w*|lead\w*|dri|on the hook|should|will|would|'ll|must|needs? to|has to|have to|"
+                       r"to (?:do|make|ship|fix|handle|run|implement|change|build|own|land)|makes?|does|handles?|"
+                       r"(?:have|get|ask|let) (?:the )?[a-z-]+ (?:[a-z-]+ )?team|"
+                       r"runs?|ships?|fix\w*|implements?|takes?|builds?|executes?|approves?|who|via|goes to|"
+                       r"belongs? to|on it|page[ds]?)(?![a-z])|:")
+NAMED = re.compile(r"\b[A-Z][a-z]{2,}\b(?: [A-Z][a-z]+)? ?(?:\(|,| from | on | in | at | who | owns| will| to own|"
+                   r" is (?:accountable|on the hook|owning|driving)| signs| drives)")
+METRICS = ("p50", "p90", "p95", "p99", "tail", "latency", "throughput", "hit rate", "wait", "utilisation",
+           "utilization", "queue", "slo", "qps", "req/s", "rps", "error rate", "mean", "median", "percentile",
+           "slowest")
+WORKLOAD_WORDS = ("stream", "traffic", "requests", "pool", "tenant", "endpoint", "users", "workload", "serving",
+                  "model", "prompts")
+DIRECTION = ("rose", "rise", "risen", "increase", "doubled", "tripled", "went up", "jumped", "regress", "grew",
+             "grow", "spike", "climb", "worse", "degrad", "higher", "dropped", "fell", "falls", "from", "blew up",
+             "exploded", "slower", "longer", "went from", "goes up", "go up", "going up", "shot up", "balloon")
+FIX_MARKER = re.compile(r"(?<![a-z])(?:(?:the )?(?:fix|solution|remedy|mitigation|proposal|change|action|plan)"
+                        r"(?:\s?:|\s(?:is|would be|=|here is))|i'd|i would|i will|i'll|we should|we'd|we need|should|"
+                        r"need to|let's|recommend|propose|suggest|instead|go with|my call|i want|to fix)(?![a-z])")
+NOT_A_FIX = re.compile(r"(?<![a-z])(?:proof|prove|evidence|artifact|artefact|confirm|show (?:it|this)|to show|"
+                       r"measure|rerun|re-run|replay|compare|owner|owns|monitor\w*|watch\w*|dashboard\w*|alert\w*|"
+                       r"look at|look into)(?![a-z])")
+FIX_STOP = {"with", "from", "back", "the", "and", "more", "less", "each", "every", "only", "than", "that", "this",
+             "into", "onto", "over", "under", "per", "after", "before", "then", "them", "they", "plan", "fix",
+             "change", "make", "keep", "move", "turn", "switch", "enable", "disable", "other", "higher", "lower",
+             "model", "load", "cost", "time", "request", "serving", "path", "core", "short", "take", "three",
+             "several", "observed", "traffic", "interactive", "rate", "wait", "queueing", "queuing", "kernel",
+             "batch", "reduce", "revert", "separate", "control", "effective", "term", "level", "split",
+             "accelerator", "weight", "limit", "bound", "maximum", "minimum", "alert", "percentile", "least",
+             "loaded", "dynamic", "place", "route", "fit", "fair", "share", "token", "online", "depth",
+             "concurrency", "profile", "contention", "bandwidth", "compile", "compil", "batching"}
+FIX_LABEL = re.compile(r"\s*(?:the )?(?:fix|fixes|solution|remedy|mitigation|change|proposed fix|proposal)"
+                       r"(?:\s?:|\s(?:is|would be|here is)\s)")
