@@ -158,8 +158,11 @@ def fix(segs: list[str], norms: list[str], drill: Drill, stuffed: bool) -> Eleme
         if FIX_LABEL.match(n) and (has(body, drill.rubric.fix_terms) or _names(body, words)):
             return Element(True, quote(s), "")  # "fix: max_delay back to 2 ms", "fix: least-loaded dispatch"
         term = has(body, drill.rubric.fix_terms)
-        if term and has(body, ACTIONS) and not negated(body, term):
-            return Element(True, quote(s), "")
+        if term and not negated(body, term):
+            at = phrase(term).search(body).start()
+            near = body[max(0, at - 60):at + 60]  # an action on the fix itself, not a proof that mentions it
+            if (_ACTION.search(near) or FIX_MARKER.search(near)) and not NOT_A_FIX.search(near):
+                return Element(True, quote(s), "")
         # a proposal ("fix:", "I'd", "we should", an imperative) whose verb acts on this drill's fix words
         proposed = FIX_MARKER.search(n) or has(" " + body.strip().split(" ")[0] + " ", ACTIONS)
         if proposed and _acts_on(body, words):
@@ -212,8 +215,8 @@ def workload(segs: list[str], norms: list[str], drill: Drill) -> Element:
     near = re.compile(rf"(?<![a-z])(?:{metric})\w{{0,12}}(?:\W{{1,4}}\w{{1,{40}}}){{0,8}}?\W{{1,4}}(?:{moved})")
     for i, (s, n) in enumerate(zip(segs, norms, strict=True)):
         # the moved metric here, the workload named here or within two sentences of it
-        if near.search(n) and has(" ".join(norms[max(0, i - 2):i + 3]), (*drill.rubric.workload_terms,
-                                                                          *WORKLOAD_WORDS)):
+        around = " ".join(norms[max(0, i - 2):i + 3])
+        if near.search(n) and not bare_run(n) and has(around, (*drill.rubric.workload_terms, *WORKLOAD_WORDS)):
             return Element(True, quote(s), "")
     return Element(False, "", "say which workload regressed and its first failing metric, with a number or a "
                               "direction (e.g. p99 of the chat stream doubled once sequence lengths passed 512)",
