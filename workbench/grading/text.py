@@ -51,9 +51,9 @@ def phrase(term: str) -> re.Pattern:
     parts = []
     for w in words:
         stem = _SUFFIX.sub("", w) if len(w) > 4 and w.isalpha() else w
-        tail = r"(?![a-z])" if len(stem) <= 3 and stem.isalpha() else ""  # 'so' must not match 'some'
+        tail = r"(?![a-z])" if len(w) <= 3 and w.isalpha() else ""  # 'so' must not match 'some'
         parts.append(r"(?<![a-z0-9])" + re.escape(stem) + tail)
-    gap = r"[a-z0-9./%'-]{0,W}(?:[\s-]+[^\s]{1,W}){0,2}?[\s-]+".replace("W", str(MAX_WORD))
+    gap = r"[a-z0-9./%',;:-]{0,W}(?:[\s-]+[^\s]{1,W}){0,2}?[\s-]+".replace("W", str(MAX_WORD))
     return re.compile(gap.join(parts) if len(parts) > 1 else parts[0])
 
 
