@@ -209,15 +209,20 @@ def rollback(segs: list[str], norms: list[str], stuffed: bool) -> Element:
                    "What is the rollback boundary: what would you go back to, and on what signal?")
 
 
+CONDITIONAL = re.compile(r"(?:if|unless|when|once|until|should)\W+(?:\w+\W+){0,3}$")
+
+
 def workload(segs: list[str], norms: list[str], drill: Drill) -> Element:
     metric = "|".join(re.escape(m) for m in METRICS)
     moved = "|".join(re.escape(d) for d in DIRECTION) + r"|\d+(?:\.\d+)?\s?(?:x|%|ms|s)\b|->"
     near = re.compile(rf"(?<![a-z])(?:{metric})\w{{0,12}}(?:\W{{1,4}}\w{{1,{40}}}){{0,8}}?\W{{1,4}}(?:{moved})")
     for i, (s, n) in enumerate(zip(segs, norms, strict=True)):
-        # the moved metric here, the workload named here or within two sentences of it
-        around = " ".join(norms[max(0, i - 2):i + 3])
-        if near.search(n) and not bare_run(n) and has(around, (*drill.rubric.workload_terms, *WORKLOAD_WORDS)):
-            return Element(True, quote(s), "")
+        # the moved metric here (not a rollback's "if p99 goes above"), the workload here or within two sentences
+        m = near.search(n)
+        if not m or bare_run(n) or CONDITIONAL.search(n[:m.start()]):
+            continue
+        if has(" ".join(norms[max(0, i - 2):i + 3]), drill.rubric.workload_terms):
+                return Element(True, quote(s), "")
     return Element(False, "", "say which workload regressed and its first failing metric, with a number or a "
                               "direction (e.g. p99 of the chat stream doubled once sequence lengths passed 512)",
                    "Which workload regressed, and which metric failed first, by how much?")

@@ -94,8 +94,6 @@ NAMED = re.compile(r"\b[A-Z][a-z]{2,}\b(?: [A-Z][a-z]+)? ?(?:\(|,| from | on | i
 METRICS = ("p50", "p90", "p95", "p99", "tail", "latency", "throughput", "hit rate", "wait", "utilisation",
            "utilization", "queue", "slo", "qps", "req/s", "rps", "error rate", "mean", "median", "percentile",
            "slowest")
-WORKLOAD_WORDS = ("stream", "traffic", "requests", "pool", "tenant", "endpoint", "users", "workload", "serving",
-                  "model", "prompts")
 DIRECTION = ("rose", "rise", "risen", "increase", "doubled", "tripled", "went up", "jumped", "regress", "grew",
              "grow", "spike", "climb", "worse", "degrad", "higher", "dropped", "fell", "falls", "from", "blew up",
              "exploded", "slower", "longer", "went from", "goes up", "go up", "going up", "shot up", "balloon")

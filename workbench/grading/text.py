@@ -26,8 +26,9 @@ _NEG = re.compile(r"(?<![a-z])(?:" + "|".join(re.escape(n) for n in NEGATIONS) +
 def norm(text: str) -> str:
     """Lower case, arrows and quotes unified, numbers spaced from comparison signs, long words cut."""
     t = _LONG.sub(lambda m: m.group()[:MAX_WORD], text.lower())
-    t = t.replace("\u2192", " -> ").replace("=>", " -> ").replace("-->", " -> ").replace("\u2019", "'")
-    t = re.sub(r"\s*([<>])\s*(?=\d)", r" \1 ", t)  # seq>512 -> seq > 512
+    t = t.replace("-->", "\u2192").replace("->", "\u2192").replace("=>", "\u2192").replace("\u2019", "'")
+    t = re.sub(r"\s*([<>])\s*(?=\d)", r" \1 ", t)  # seq>512 -> seq > 512 (arrows are out of the way)
+    t = t.replace("\u2192", " -> ")
     t = re.sub(r"\s+", " ", t)
     return f" {t} "
 
