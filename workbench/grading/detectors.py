@@ -43,7 +43,6 @@ from workbench.grading.lexicon import (
     QUALIFIERS,
     ROLES,
     WAY_BACK,
-    WORKLOAD_WORDS,
 )
 from workbench.grading.text import bare_run, content_words, find, has, negated, phrase, quote
 
