@@ -13,3 +13,9 @@ def tmp_toml(tmp_path):
         p.write_text(text)
         return p
     return write
+
+
+@pytest.fixture(autouse=True)
+def _private_progress_store(tmp_path, monkeypatch):
+    """No test writes into the user's own progress database: the default store is a temporary file."""
+    monkeypatch.setenv("WORKBENCH_DB", str(tmp_path / "progress.sqlite3"))

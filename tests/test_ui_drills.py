@@ -58,3 +58,13 @@ def test_interview_mode_asks_follow_ups_and_grades_the_exchange(tmp_path):
     (attempt,) = store.attempts()
     assert store.transcript(attempt["id"])["completed"]
     store.close()
+
+
+def test_the_panel_saves_to_the_clis_default_store(tmp_path, monkeypatch):
+    monkeypatch.setenv("WORKBENCH_DB", str(tmp_path / "default.sqlite3"))
+    panel = DrillPanel(drill_id="fusion-memory-bursts", show_evidence=False)
+    panel.answer.value = ANSWER
+    panel.button.click()
+    store = Store(tmp_path / "default.sqlite3")  # what `workbench progress` reads
+    assert [a["verdict"] for a in store.attempts()] == ["strong"]
+    assert DrillPanel(drill_id="fusion-memory-bursts", show_evidence=False, store=False).store is None

@@ -4,7 +4,8 @@ The panel only wires widgets to the library: drills come from
 :mod:`workbench.grading.drills`, the evidence from
 :func:`workbench.grading.practice.evidence`, the grade from
 :func:`workbench.grading.grader.grade`, and attempts go to the same progress store as
-``workbench practice`` when a store is given.
+``workbench practice`` (the default database, opened on the first save; ``store=False``
+saves nothing).
 """
 
 from __future__ import annotations
@@ -41,10 +42,10 @@ class DrillPanel:
     whole exchange is graded (and saved with its transcript) when the questions end.
     """
 
-    def __init__(self, drills: dict[str, Drill] | None = None, store: Store | None = None,
+    def __init__(self, drills: dict[str, Drill] | None = None, store: Store | bool | None = None,
                  drill_id: str | None = None, show_evidence: bool = True, interview: bool = False):
         self.drills = drills or load_drills()
-        self.store = store
+        self._store = store  # None: the default database, opened on the first save; False: do not save
         self.show_evidence = show_evidence
         self.interview_mode = interview
         self.interview: Interview | None = None
@@ -78,6 +79,7 @@ class DrillPanel:
     def _load(self) -> None:
         d = self.drill
         self.prompt.value = f"<h4>{html.escape(d.title)}</h4><p>{html.escape(d.prompt)}</p>"
+        self.evidence.value = "<p><i>running the drill's scenarios (baseline and regressed, same seed)...</i></p>"
         self.feedback.value = ""
         self.answer.value = ""
         self.interview = None
@@ -88,6 +90,13 @@ class DrillPanel:
         if self.show_evidence:
             self._ev = prepare(d)
             self.evidence.value = f"<pre>{html.escape(self._ev.table)}</pre>"
+
+    @property
+    def store(self) -> Store | None:
+        """The progress store attempts are saved to (the CLI's default database unless one was given)."""
+        if self._store is None:
+            self._store = Store()
+        return self._store or None
 
     def reference(self) -> str:
         """The strong reference answer, its figures from this drill's runs (run now if not run yet)."""
