@@ -221,7 +221,7 @@ def workload(segs: list[str], norms: list[str], drill: Drill) -> Element:
         if not m or bare_run(n) or CONDITIONAL.search(n[:m.start()]):
             continue
         if has(" ".join(norms[max(0, i - 2):i + 3]), drill.rubric.workload_terms):
-                return Element(True, quote(s), "")
+            return Element(True, quote(s), "")
     return Element(False, "", "say which workload regressed and its first failing metric, with a number or a "
                               "direction (e.g. p99 of the chat stream doubled once sequence lengths passed 512)",
                    "Which workload regressed, and which metric failed first, by how much?")
