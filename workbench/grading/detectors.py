@@ -34,12 +34,15 @@ from workbench.grading.lexicon import (
     GATE,
     GENERIC,
     I_OWN,
+    LOOK_INTO,
     METRICS,
     NAMED,
     NOT_A_FIX,
+    NOT_SUBJECT,
     OWNER_CUE,
     OWNER_LABEL,
     OWNER_NOUN,
+    OWNS,
     QUALIFIERS,
     ROLES,
     WAY_BACK,
@@ -172,15 +175,22 @@ def fix(segs: list[str], norms: list[str], drill: Drill, stuffed: bool) -> Eleme
 
 
 def _owner_in(s: str, n: str) -> bool:
+    strong = I_OWN.search(n) or OWNER_LABEL.search(n) or re.search(r"own|accountab|responsib|dri\b|sign", n)
+    if LOOK_INTO.search(n) and not strong:
+        return False  # "the infra folks should look into it" is advice, not an owner
     cue = OWNER_CUE.search(n) or content_words(n) <= 6  # a team named on its own line is an assignment
     for m in OWNER_NOUN.finditer(n):
         words = [w for w in m.groups() if w]
         if cue and words and words[-1] not in GENERIC and words[0] not in ("someone", "somebody"):
             return True
+    for m in OWNS.finditer(n):
+        subject = m.group(1).split()
+        if not set(subject) & NOT_SUBJECT and subject[-1] not in GENERIC:
+            return True
     if re.search(r"(?<![a-z])(?:someone|somebody|whoever)(?![a-z])", n) and not ROLES.search(n):
         return False
     return bool(ROLES.search(n) or I_OWN.search(n) or OWNER_LABEL.search(n) or
-                (NAMED.search(s) and re.search(r"own|accountable|drive|sign|lead|responsib|assign|on the hook", n)))
+                (NAMED.search(s) and re.search(r"own|accountable|drive|sign|lead|responsib|assign|on the hook|ask", n)))
 
 
 def owner(segs: list[str], norms: list[str], stuffed: bool) -> Element:

@@ -32,7 +32,7 @@ ACTIONS = ("fix", "add", "lower", "raise", "switch", "move", "cap", "set", "use"
            "prefetch", "preload", "warm", "precompile", "unfuse", "fuse", "calibrate", "retune", "tune", "make",
            "ship", "cut", "trim", "bump", "grow", "shrink", "allocate", "reserve", "evict", "schedule", "weight",
            "put", "run", "let", "stop", "go with", "move to", "return to", "restore", "quantise", "quantize")
-WAY_BACK = re.compile(r"(?<![a-z])(?:roll(?:ed|ing)?[ -]?back|rollback|revert\w*|auto-?revert\w*|"
+WAY_BACK = re.compile(r"(?<![a-z])(?:roll(?:s|ed|ing)?[ -]?back|rollback|revert\w*|auto-?revert\w*|"
                       r"(?:switch|flip|go|move|swap|fall|cut|change|put|route|send|shift|bring|drain|dial|scale)"
                       r"(?:\w*) (?:\w+ ){0,5}back|back to|back out|undo|"
                       r"(?:keep|restore|return to|pin|use|reinstate|re-enable|redeploy|switch to|flip to|move to|"
@@ -50,9 +50,9 @@ CONDITION = re.compile(r"(?<![a-z])(?:(?:if|when|whenever|unless|once|upon|in ca
                        r"(?![a-z])[^.;\n]{0,120}?|on (?:a |an |any |the )?(?:\w+ ){0,2}?)(?<![a-z])" + _OBJECT +
                        r"(?![a-z])")
 _RELEASE = (r"(?:ship\w*|release\w*|go out|go live|goes live|launch\w*|roll ?out|deploy\w*|migrat\w*|promot\w*|"
-            r"expand\w*|enabl\w*|merg\w*|widen\w*|go wider|sign(?:ed)? off|approv\w*|turn (?:it )?on|onboard\w*)")
-GATE = re.compile(r"(?<![a-z])(?:(?:hold|block|gate|pause|freeze|delay)\w{0,3} (?:\w+ ){0,3}?(?:release|rollout|"
-                  r"roll-out|launch|ship\w*|migration|onboarding|plan|change|tenant|deploy\w*|promotion|it|this|that)|"
+            r"expand\w*|enabl\w*|merg\w*|widen\w*|go wider|sign(?:ed)? off|approv\w*|turn (?:it )?on|onboard\w*|"
+            r"move\w*|switch\w*|cut over|flip\w*)")
+GATE = re.compile(r"(?<![a-z])(?:(?:hold|block|gate|pause|freeze|delay)\w{0,3}(?: [\w-]+){1,5}?|on hold|"
                   r"(?:don'?t|do not|won'?t|will not|wouldn'?t|would not|shouldn'?t|should not|can'?t|cannot|"
                   r"mustn'?t|must not|not|never|no) (?:\w+ ){0,4}?" + _RELEASE + r"|"
                   + _RELEASE + r" only|only " + _RELEASE + r"|no[- ]go|go/no-go|not before|gated on|gate it on|"
@@ -73,22 +73,31 @@ ROLES = re.compile(r"(?<![a-z])(?:on-?call|sre|sres|tech lead|tl|dri|engineering
                    r"staff engineer|architect|incident commander|capacity plann(?:er|ing lead|ing team)|"
                    r"product manager|pm)(?![a-z])")
 OWNER_NOUN = re.compile(r"([a-z][a-z/&-]{1,30})(?: ([a-z][a-z/&-]{1,30}))? (?:team|squad|org|on-?call|lead|"
-                        r"engineers?|eng|sres?|owners?(?! (?:should|could|might|would|can|may)\b)|"
+                        r"folks|engineers?|eng|sres?|owners?(?! (?:should|could|might|would|can|may)\b)|"
                         r"maintainers?)(?![a-z])")
 # "Owner: serving runtime", "owner - me": a labelled owner with at least two words, or the speaker
 OWNER_LABEL = re.compile(r"(?<![a-z])(?:owners?|owned by|who|dri|accountable)\s?[:=-]\s?(?:(?:me|myself|i)(?![a-z])|"
-                         r"(?!(?:the )?(?:team|someone|somebody|whoever|tbd|n/a|none|us|we|everyone|all)\b)"
+                         r"(?!(?:the )?(?:team|someone|somebody|whoever|tbd|n/a|none|us|we|everyone|all|owners?)\b)"
                          r"[a-z][a-z'&-]{1,30}(?:\s|/)[a-z(][a-z'&-]{1,30})")
 I_OWN = re.compile(r"(?<![a-z])(?:mine(?: to own)?(?= /|,|\.| and )|(?:i|i'll|i will|i'd|i would|i'm|i am|me)"
                    r"(?:\s\w+){0,2}\s(?:own|owning|drive|driving|be accountable|take (?:ownership|it|this)|"
                    r"on the hook|responsible|the owner|the dri|sign off))")
 # a team named in a story is not an owner: the sentence must give it the work or the accountability
-OWNER_CUE = re.compile(r"(?<![a-z])(?:own\w*|accountab\w*|responsib\w*|driv\w*|sign\w* off|sign-off|signs?|"
+OWNER_CUE = re.compile(r"(?<![a-z])(?:own\w*|ask\w*|accountab\w*|responsib\w*|driv\w*|sign\w* off|sign-off|signs?|"
                        r"assign\w*|lead\w*|dri|on the hook|should|will|would|'ll|must|needs? to|has to|have to|"
                        r"to (?:do|make|ship|fix|handle|run|implement|change|build|own|land)|makes?|does|handles?|"
                        r"(?:have|get|ask|let) (?:the )?[a-z-]+ (?:[a-z-]+ )?team|"
                        r"runs?|ships?|fix\w*|implements?|takes?|builds?|executes?|approves?|who|via|goes to|"
                        r"belongs? to|on it|page[ds]?)(?![a-z])|:")
+# "serving runtime owns the batcher": a subject that owns something (checked: not a core, a bucket or a pronoun)
+OWNS = re.compile(r"([a-z][a-z-]+(?: [a-z][a-z-]+){0,2}) owns? (?:the |this|it|that|placement|scheduling|batching)")
+NOT_SUBJECT = {"core", "bucket", "kernel", "stream", "model", "batch", "request", "queue", "slice", "tenant", "that",
+               "which", "it", "this", "who", "nobody", "someone", "somebody", "everyone", "one", "to", "sure", "not",
+               "should", "will", "would", "can", "could", "must", "might", "may", "always", "never", "i", "we", "you",
+               "they", "people", "team", "he", "she", "them", "requests", "cores", "buckets"}
+# advice to look, not an assignment: "the infra folks should look into it"
+LOOK_INTO = re.compile(r"(?:should|could|can|to|will|'ll|must) (?:\w+ )?(?:look|check|investigate|take a look|figure|"
+                       r"dig|poke)")
 NAMED = re.compile(r"\b[A-Z][a-z]{2,}\b(?: [A-Z][a-z]+)? ?(?:\(|,| from | on | in | at | who | owns| will| to own|"
                    r" is (?:accountable|on the hook|owning|driving)| signs| drives)")
 METRICS = ("p50", "p90", "p95", "p99", "tail", "latency", "throughput", "hit rate", "wait", "utilisation",

@@ -12,6 +12,9 @@ from functools import lru_cache
 
 MAX_WORD = 40  # characters; a longer "word" is cut, so no pattern can backtrack over it
 _STOP = {"the", "a", "an", "of", "to", "its", "their", "is", "are"}
+_WHOLE = {"and", "the", "are", "was", "not", "but", "for", "any", "one", "all", "can", "has", "had", "its", "off",
+          "out", "too", "now", "way", "due", "why", "use", "run", "set", "add", "cap", "cut", "get", "put", "let",
+          "ask"}
 _SUFFIX = re.compile(r"(es|s|ed|ing|ly)$")
 _SLASHES = re.compile(r"(?<![a-z0-9])[a-z]{2,40}(?:/[a-z]{2,40}){2,}")  # 'drift/fallback/queue', not '1k/2k/4k'
 _LONG = re.compile(r"\S{" + str(MAX_WORD + 1) + ",}")
@@ -52,7 +55,7 @@ def phrase(term: str) -> re.Pattern:
     parts = []
     for w in words:
         stem = _SUFFIX.sub("", w) if len(w) > 4 and w.isalpha() else w
-        tail = r"(?![a-z])" if len(w) <= 3 and w.isalpha() else ""  # 'so' must not match 'some'
+        tail = r"(?![a-z])" if w in _WHOLE or len(w) <= 2 else ""  # 'so' must not match 'some'
         parts.append(r"(?<![a-z0-9])" + re.escape(stem) + tail)
     gap = r"[a-z0-9./%',;:-]{0,W}(?:[\s-]+[^\s]{1,W}){0,2}?[\s-]+".replace("W", str(MAX_WORD))
     return re.compile(gap.join(parts) if len(parts) > 1 else parts[0])
@@ -90,12 +93,17 @@ def content_words(piece: str) -> int:
 
 def bare_run(text: str) -> bool:
     """A run of bare terms rather than claims: 'drift so fallback so queue so p99', 'a -> b -> c', 'x/y/z',
-    'fusion, SRAM, HBM, p95'. Three or more links, at least three in five of them one or two words."""
+    'fusion, SRAM, HBM, p95'. Three or more links, three in four of them one or two words (three in five when
+    no link is a claim of five words or more)."""
     if _SLASHES.search(text):
         return True
     body = re.sub(r"^\s*[a-z ]{1,20}:", "", text)  # past a 'Label:'
     items = links(body.replace(":", ","))
-    return len(items) >= 3 and sum(content_words(i) <= 2 for i in items) >= 0.6 * len(items)
+    if len(items) < 3:
+        return False
+    short = sum(content_words(i) <= 2 for i in items) / len(items)
+    claim = max(content_words(i) for i in items) >= 5  # one link that is a whole claim makes it an argument
+    return short >= 0.75 or (short >= 0.6 and not claim)
 
 
 def grams(text: str, n: int = 5) -> set[tuple[str, ...]]:
