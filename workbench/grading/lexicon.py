@@ -66,14 +66,15 @@ GENERIC = {"the", "a", "an", "our", "some", "any", "whole", "this", "that", "my"
            "same", "relevant", "appropriate", "responsible", "their", "his", "her", "clear", "named", "single",
            "accountable", "one", "new", "right", "proper", "dedicated", "should", "must", "will", "can", "which",
            "who", "whoever", "and", "or", "to", "by", "of", "for", "with", "is", "be", "each", "another", "us", "we",
-           "it", "them", "they", "team", "someone", "somebody", "both", "two", "owning", "own", "main", "core"}
+           "it", "them", "they", "team", "someone", "somebody", "both", "two", "owning", "own", "main", "core",
+           "big", "bigger", "large", "larger", "small", "smaller", "first", "next", "last"}
 ROLES = re.compile(r"(?<![a-z])(?:on-?call|sre|sres|tech lead|tl|dri|engineering manager|eng manager|em|"
                    r"release manager|release captain|product owner|perf(?:ormance)? (?:lead|engineer)|serving lead|"
                    r"compiler lead|runtime lead|platform lead|infra lead|team lead|lead engineer|principal|"
                    r"staff engineer|architect|incident commander|capacity plann(?:er|ing lead|ing team)|"
                    r"product manager|pm)(?![a-z])")
 OWNER_NOUN = re.compile(r"([a-z][a-z/&-]{1,30})(?: ([a-z][a-z/&-]{1,30}))? (?:team|squad|org|on-?call|lead|"
-                        r"folks|engineers?|eng|sres?|owners?(?! (?:should|could|might|would|can|may)\b)|"
+                        r"group|folks|engineers?|eng|sres?|owners?(?! (?:should|could|might|would|can|may)\b)|"
                         r"maintainers?)(?![a-z])")
 # "Owner: serving runtime", "owner - me": a labelled owner with at least two words, or the speaker
 OWNER_LABEL = re.compile(r"(?<![a-z])(?:owners?|owned by|who|dri|accountable)\s?[:=-]\s?(?:(?:me|myself|i)(?![a-z])|"
@@ -83,7 +84,8 @@ I_OWN = re.compile(r"(?<![a-z])(?:mine(?: to own)?(?= /|,|\.| and )|(?:i|i'll|i 
                    r"(?:\s\w+){0,2}\s(?:own|owning|drive|driving|be accountable|take (?:ownership|it|this)|"
                    r"on the hook|responsible|the owner|the dri|sign off))")
 # a team named in a story is not an owner: the sentence must give it the work or the accountability
-OWNER_CUE = re.compile(r"(?<![a-z])(?:own\w*|ask\w*|accountab\w*|responsib\w*|driv\w*|sign\w* off|sign-off|signs?|"
+OWNER_CUE = re.compile(r"(?<![a-z])(?:own\w*|ask\w*|decid\w*|theirs|accountab\w*|responsib\w*|driv\w*|"
+                       r"sign\w* off|sign-off|signs?|"
                        r"assign\w*|lead\w*|dri|on the hook|should|will|would|'ll|must|needs? to|has to|have to|"
                        r"to (?:do|make|ship|fix|handle|run|implement|change|build|own|land)|makes?|does|handles?|"
                        r"(?:have|get|ask|let) (?:the )?[a-z-]+ (?:[a-z-]+ )?team|"
