@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-CAUSAL = re.compile(r"(?<![a-z])(?:because|so|therefore|thus|hence|since|as a result|leads?|leading|led|caus\w*|"
+CAUSAL = re.compile(r"(?<![a-z-])(?:because|so|therefore|thus|hence|since|as a result|leads?|leading|led|caus\w*|"
                     r"result\w*|driv\w*|push\w*|forc\w*|trigger\w*|mak\w*|means?|meaning|then|once|when(?:ever)?|"
                     r"if|until|which|why|due|inflat\w*|stretch\w*|blow\w*|blew|pil\w* up|backs? up|ends? up|"
                     r"in turn|consequen\w*|explain\w*|turns? into|so that|->)(?![a-z])")
