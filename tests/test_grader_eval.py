@@ -17,7 +17,7 @@ from workbench.grading.drills import load_drills
 from workbench.grading.evaluate import GOALS, evaluate, load_corpus
 
 LABELS = Path(__file__).parent / "grader_labels"
-BELOW_GOAL = {"workload": 0.80, "fix": 0.82}  # measured 2026-12-03 on the whole corpus; the goal is 0.9
+BELOW_GOAL = {"workload": 0.82, "fix": 0.83}  # whole corpus 2026-12-03: 0.84 and 0.85; the goal is 0.9
 
 
 def test_the_corpus_is_large_spread_and_labelled_consistently():
