@@ -237,9 +237,11 @@ def cmd_progress(args: argparse.Namespace) -> int:
     from workbench.grading.practice import progress_report
     from workbench.grading.store import Store
 
-    store = Store(args.db)
-    print(progress_report(store))
-    store.close()
+    store = Store(args.db, create=False)  # read-only: never creates a file or a folder
+    try:
+        print(progress_report(store))
+    finally:
+        store.close()
     return 0
 
 

@@ -152,7 +152,7 @@ def progress_report(store: Store) -> str:
     """History and per-element rates."""
     attempts = store.attempts()
     if not attempts:
-        return f"no attempts yet in {store.path}"
+        return f"no attempts yet in {store.path}" + ("" if store.conn else " (no database there yet)")
     lines = [f"{len(attempts)} attempts in {store.path}", f"{'when':<17}{'drill':<34}{'verdict':<9}{'score':>5}"]
     for a in attempts[-20:]:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(a["finished_at"]))
