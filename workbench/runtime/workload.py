@@ -8,11 +8,13 @@ random numbers), which is what makes before/after comparisons fair.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from workbench.config import Arrivals, Scenario, ShapeDist
+from workbench.limits import MAX_SHAPE
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,8 +38,9 @@ def _onoff(rng: np.random.Generator, a: Arrivals, n: int) -> np.ndarray:
     on_share = a.mean_on_s / (a.mean_on_s + a.mean_off_s)
     state_on = rng.random() < on_share
     t, chunks, count = 0.0, [], 0
+    per_cycle = a.rate_on * a.mean_on_s + a.rate_off * a.mean_off_s  # >= 0.01 (config)
+    k = 1024 if per_cycle >= 1.0 else min(2**20, 1024 * math.ceil(1.0 / per_cycle))  # ~1024+ arrivals a chunk
     while count < n:
-        k = 1024
         starts_on = np.arange(k) % 2 == (0 if state_on else 1)
         durations = np.where(starts_on, rng.exponential(a.mean_on_s, k), rng.exponential(a.mean_off_s, k))
         rates = np.where(starts_on, a.rate_on, a.rate_off)
@@ -102,7 +105,7 @@ def sample_shapes(dist: ShapeDist, t: np.ndarray, rng: np.random.Generator) -> n
         u = rng.random(n) * cum[:, -1]
         idx = np.minimum((u[:, None] >= cum).sum(axis=1), len(dist.values) - 1)
         x = np.asarray(dist.values)[idx]
-    return np.maximum(np.rint(x), 1).astype(np.int64)
+    return np.clip(np.rint(x), 1, MAX_SHAPE).astype(np.int64)  # a far lognormal tail stays a shape
 
 
 def generate(scenario: Scenario) -> Requests:
