@@ -24,6 +24,7 @@ from workbench.grading.drills import Drill, drill_scenarios
 from workbench.grading.grader import ELEMENTS, Grade, check_answer, grade
 from workbench.grading.store import Store, pick_drills
 from workbench.pipeline import run_scenario
+from workbench.terminal import printable
 
 
 def evidence(drill: Drill, figure_dir: Path | None = None) -> tuple[str, Path | None]:
@@ -111,9 +112,14 @@ def feedback(g: Grade) -> str:
 
 
 def session(drills: dict[str, Drill], store: Store, count: int = 1, topic: str | None = None,
-            minutes: float | None = None, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout,
+            minutes: float | None = None, stdin: TextIO | None = None, stdout: TextIO | None = None,
             figure_dir: Path | None = None) -> list[int]:
-    """Run a practice session; returns the ids of the saved attempts."""
+    """Run a practice session (stdin and stdout by default); returns the ids of the saved attempts.
+
+    What it prints is control-escaped; figures are saved only when ``figure_dir`` is given.
+    """
+    stdin = stdin or sys.stdin
+    stdout = _Escaped(stdout or sys.stdout)
     pool = [d for d in drills if topic is None or drills[d].topic == topic]
     if not pool:
         topics = sorted({d.topic for d in drills.values()})
@@ -146,6 +152,19 @@ def session(drills: dict[str, Drill], store: Store, count: int = 1, topic: str |
                      f"(attempt #{attempt} saved to {store.path})\n")
         stdout.flush()
     return saved
+
+
+class _Escaped:
+    """A text stream that escapes control characters (drill text, answers quoted back, names from the store)."""
+
+    def __init__(self, stream: TextIO):
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        return self.stream.write(printable(text))
+
+    def flush(self) -> None:
+        self.stream.flush()
 
 
 def progress_report(store: Store) -> str:
