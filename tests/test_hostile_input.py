@@ -146,6 +146,10 @@ def test_a_drill_file_is_capped_and_its_missing_scenario_is_one_line(tmp_path):
     status, _, err = run_cli(["practice", "--drills-dir", str(tmp_path), "--db", str(tmp_path / "p.db")],
                              seconds=60)
     assert status == 2 and err.count("\n") == 1 and "gone.toml" in err, err
+    wrong = src.read_text().replace('"model.fusion" = "elementwise"', '"modle.fusion" = "elementwise"', 1)
+    (tmp_path / "fusion-memory-bursts.toml").write_text(wrong)
+    status, _, err = run_cli(["practice", "--drills-dir", str(tmp_path), "--db", str(tmp_path / "p.db")])
+    assert status == 2 and "[scenario]: drill override modle.fusion" in err and "--set" not in err, err
     (tmp_path / "fusion-memory-bursts.toml").write_text("# " + "x" * (1024**2) + "\n" + text)
     status, _, err = run_cli(["grade", "--drill", "fusion-memory-bursts", "--drills-dir", str(tmp_path)])
     assert status == 2 and "larger than" in err, err
