@@ -21,6 +21,9 @@ def test_sweep_seeds_must_be_integers(tmp_path):
     status, _, err = run_cli(["sweep", "mm1", "--set", "hardware.cores=2", "--seeds", "a",
                               "--out", str(tmp_path / "sw")])
     assert status == 2 and err.count("\n") == 1 and "--seeds" in err, err
+    status, _, err = run_cli(["sweep", "mm1", "--set", "hardware.cores=2", "--seeds", "1,-1",
+                              "--out", str(tmp_path / "sw")])
+    assert status == 2 and "--seeds" in err and not (tmp_path / "sw").exists(), err
     status, _, err = run_cli(["sweep", "mm1", "--set", "seed.x=2", "--out", str(tmp_path / "sw")])
     assert status == 2 and err.count("\n") == 1 and "no such table" in err, err
 
@@ -73,3 +76,14 @@ def test_control_characters_from_input_are_escaped_when_printed(tmp_path):
     answer.write_text("Owner: the compiler team " + ESCAPES.replace("\x00", "") + " rolls back with a canary.\n")
     status, out, _ = run_cli(["grade", "--drill", "fusion-memory-bursts", "--answer-file", str(answer)])
     assert status == 0 and _clean(out)
+
+
+def test_sweep_outputs_never_go_through_a_link(tmp_path):
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    out = tmp_path / "sw"
+    out.mkdir()
+    (out / "sweep.csv").symlink_to(victim)
+    status, _, err = run_cli(["sweep", "mm1", "--set", "hardware.cores=1", "--requests", "200", "--workers", "1",
+                              "--out", str(out)], seconds=120)
+    assert status == 2 and "symbolic link" in err and victim.read_text() == "keep me", err

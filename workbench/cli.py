@@ -31,13 +31,17 @@ class UsageError(Exception):
     """A command-line problem to report on one line with exit status 2."""
 
 
+def _output_error(path: Path, e: OSError) -> UsageError:
+    """An output that could not be written, as one clear line."""
+    return UsageError(str(e) if isinstance(e, OutputError) else f"{path}: cannot write ({e.strerror or e})")
+
+
 def _write_atomic(path: Path, write) -> None:
     """Write an output file safely (:func:`workbench.safe_io.write_file`); problems become one clear line."""
     try:
         write_file(path, write)
     except OSError as e:
-        raise UsageError(str(e) if isinstance(e, OutputError) else f"{path}: cannot write ({e.strerror or e})") \
-            from None
+        raise _output_error(path, e) from None
 
 
 def strict_json(obj):
@@ -183,13 +187,19 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         raise UsageError("sweep: the grid is empty: give at least one --set PATH=V1,V2,...")
     try:
         seeds = [int(s) for s in args.seeds.split(",") if s.strip()] if args.seeds else []
+        ok = all(s >= 0 for s in seeds)
     except ValueError:
-        raise UsageError(f"--seeds {args.seeds[:80]!r}: expected comma-separated integers, e.g. 1,2,3") from None
+        ok = False
+    if not ok:
+        raise UsageError(f"--seeds {args.seeds[:80]!r}: expected comma-separated integers >= 0, e.g. 1,2,3")
     out = _writable_folder(Path(args.out or "sweep-out"))
     executor = ThreadPoolExecutor(max_workers=1) if args.workers == 1 else None
     rows = sweep(args.scenario, params, seeds, args.requests, executor=executor)
-    write_csv(rows, out / "sweep.csv")
-    plot(rows, next(iter(params)), out / "sweep.png")
+    try:  # both written safely (workbench.safe_io)
+        write_csv(rows, out / "sweep.csv")
+        plot(rows, next(iter(params)), out / "sweep.png")
+    except OSError as e:
+        raise _output_error(out, e) from None
     _out(f"{len(rows)} points: {out / 'sweep.csv'}, {out / 'sweep.png'}")
     return 0
 
@@ -236,6 +246,8 @@ def cmd_practice(args: argparse.Namespace) -> int:
         session(drills, store, count=args.drills, topic=args.topic, minutes=args.minutes, figure_dir=figures)
     except KeyboardInterrupt:
         print("\nsession stopped; saved attempts are kept")
+    except OSError as e:  # a figure that may not be written
+        raise _output_error(figures or Path("."), e) from None
     finally:
         store.close()
     return 0

@@ -21,6 +21,7 @@ from concurrent.futures import Executor, ProcessPoolExecutor
 from pathlib import Path
 
 from workbench.errors import ConfigError
+from workbench.safe_io import write_file
 from workbench.scenario import parse_scenario, read_toml, resolve
 
 
@@ -124,11 +125,14 @@ def sweep(scenario: str, params: dict[str, list], seeds: list[int], requests: in
 
 
 def write_csv(rows: list[dict], path: Path) -> None:
-    """One row per grid point."""
-    with path.open("w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
+    """One row per grid point (written safely: never through a link, see :mod:`workbench.safe_io`)."""
+    def write(tmp: str) -> None:
+        with open(tmp, "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(rows[0]))
+            w.writeheader()
+            w.writerows(rows)
+
+    write_file(path, write)
 
 
 def plot(rows: list[dict], param: str, path: Path) -> None:
@@ -149,5 +153,7 @@ def plot(rows: list[dict], param: str, path: Path) -> None:
     ax.set_ylim(-0.05, 1.05)
     ax.grid(alpha=0.3)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), fontsize=8)
-    fig.savefig(path, dpi=110, bbox_inches="tight")
-    plt.close(fig)
+    try:
+        write_file(path, lambda tmp: fig.savefig(tmp, format="png", dpi=110, bbox_inches="tight"))
+    finally:
+        plt.close(fig)

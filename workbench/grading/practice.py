@@ -24,6 +24,7 @@ from workbench.grading.drills import Drill, drill_scenarios
 from workbench.grading.grader import ELEMENTS, Grade, check_answer, grade
 from workbench.grading.store import Store, pick_drills
 from workbench.pipeline import run_scenario
+from workbench.safe_io import write_file
 from workbench.terminal import printable
 
 
@@ -74,9 +75,10 @@ def _figure(runs: dict, path: Path) -> Path:
     ax.set_xlabel("latency (ms), dashed: p99")
     ax.set_ylabel("CDF")
     ax.legend()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=100, bbox_inches="tight")
-    plt.close(fig)
+    try:
+        write_file(path, lambda tmp: fig.savefig(tmp, format="png", dpi=100, bbox_inches="tight"))
+    finally:
+        plt.close(fig)
     return path
 
 
