@@ -73,6 +73,9 @@ CASES = {  # name: (scenario text, what the one error line must say)
                                             + MLP_STREAM, "s.toml: model.expected_shares"),
     "10**3 streams": ("requests = 300\n" + "".join(f'[[streams]]\nname = "s{i}"\nrate = 1\n' for i in range(1000)),
                       "streams = '<1,000 items>'"),
+    "many shape dims (memory)": ("requests = 300\n" + "".join(
+        f'[[streams]]\nname = "s{i}"\nrate = 1\nshapes = {{ d{i} = {{ dist = "fixed", value = 1 }} }}\n'
+        for i in range(9)), "at most 8 distinct dims"),
     "100,000-character value cut": ('seed = "' + "x" * 100_000 + '"\n' + BASE, "xxx...xxx"),
 }
 

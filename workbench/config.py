@@ -19,6 +19,7 @@ from workbench.limits import (
     MAX_BATCH,
     MAX_BUCKETS,
     MAX_CORES,
+    MAX_DIMS,
     MAX_LIST,
     MAX_MODELS,
     MAX_RECOMPILES,
@@ -179,7 +180,7 @@ class Stream:
         _check(bool(self.name), "name", self.name, "must not be empty")
         check_range("weight", self.weight, 1e-6, 1e6)
         check_int_range("priority", self.priority, -(2**31), 2**31 - 1)
-        check_count("shapes", self.shapes, MAX_LIST)
+        check_count("shapes", self.shapes, MAX_DIMS)
         check_count("pin", self.pin, MAX_LIST)
         for c in self.pin:
             check_int_range("pin", c, 0, MAX_CORES - 1)
@@ -320,6 +321,8 @@ class Scenario:
         check_count("models", self.models, MAX_MODELS)
         names = [s.name for s in self.streams]
         _check(len(set(names)) == len(names), "streams", names, "stream names must be unique")
+        dims = sorted({d for s in self.streams for d in s.shapes})
+        _check(len(dims) <= MAX_DIMS, "streams.shapes", dims, f"at most {MAX_DIMS} distinct dims over all streams")
         check_int_range("seed", self.seed, *SEED)
         check_requests("requests", self.requests)
         check_range("warmup_fraction", self.warmup_fraction, 0.0, 0.99)

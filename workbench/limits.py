@@ -32,6 +32,7 @@ MAX_MODELS = 256
 MAX_CORES = 1024
 MAX_BATCH = 1024  # compile time grows with buckets x max_batch (a predicted latency per batch size)
 MAX_BUCKETS = 32
+MAX_DIMS = 8  # distinct shape dims over all streams: one int64 column per dim per request
 MAX_LIST = 1024  # categorical values and probs, preferred sizes, pins, expected shares
 MAX_RECOMPILES = 64
 
