@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: lab test bench notebooks clean
+.PHONY: lab test fuzz bench notebooks clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,6 +21,11 @@ test: $(STAMP)  ## set up, then run every test: lint, unit, theory, properties, 
 	$(BIN)/ruff check workbench tests
 	$(BIN)/python tests/notebook_tools.py check
 	$(BIN)/python -m pytest -rs tests notebooks $(NBVAL)
+
+FUZZ_EXAMPLES ?= 5000
+
+fuzz: $(STAMP)  ## the long fuzz: FUZZ_EXAMPLES (5000) mutated scenarios through the CLI; prints how many it tried
+	WORKBENCH_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/python -m pytest -q -s -p no:cacheprovider tests/test_fuzz.py
 
 notebooks: $(STAMP)  ## re-execute the notebooks and keep only the outputs nbval checks
 	$(BIN)/python tests/notebook_tools.py refresh
