@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import time
+from functools import partial
 
 from workbench.pipeline import service_model
 from workbench.runtime.engine import Engine, simulate
@@ -32,13 +33,13 @@ def best_cpu(fn, repeat: int) -> float:
     return best
 
 
-def compiled_runner():
-    """``run_compiled`` and its applicability test, or None without the compiled loop."""
-    try:
-        from workbench.runtime.compiled import compiled_applies, run_compiled
-    except ImportError:
-        return None
-    return compiled_applies, run_compiled
+def loop_only(sc, model, requests, loop: str, repeat: int) -> float:
+    """CPU seconds of one run's loop alone (best of ``repeat``): engine set-up subtracted, trace not built."""
+    from workbench.runtime import compiled
+
+    run = {"python": run_events, "compiled": compiled.run_compiled}[loop]
+    setup = best_cpu(partial(Engine, sc, model, requests), repeat)
+    return best_cpu(lambda: run(Engine(sc, model, requests)), repeat) - setup
 
 
 def main() -> None:
@@ -48,23 +49,19 @@ def main() -> None:
     ap.add_argument("--only", default="")
     a = ap.parse_args()
     names = a.only.split(",") if a.only else builtin_scenarios()
-    comp = compiled_runner()
     print(f"req/s, CPU time, best of {a.repeat}, {a.requests} requests per run (plans warm)")
-    print(f"{'scenario':<24} {'python loop':>12} {'compiled':>12} {'ratio':>7} {'end to end':>12}")
+    print(f"{'scenario':<24} {'python loop':>12} {'compiled':>12} {'ratio':>7} {'end to end':>12}  loop taken")
     for name in names:
         sc = dataclasses.replace(load_scenario(name), requests=a.requests)
         model = service_model(sc)
-        simulate(sc, model)  # warm the plan's cost memo (and the compiled loop's cache)
-        eng = Engine(sc, model)  # workload and classification outside the timed loop
-        py = best_cpu(lambda sc=sc, model=model: run_events(Engine(sc, model, eng.requests)), a.repeat)
-        py -= best_cpu(lambda sc=sc, model=model: Engine(sc, model, eng.requests), a.repeat)
-        cp = float("nan")
-        if comp is not None and comp[0](eng):
-            cp = best_cpu(lambda sc=sc, model=model: comp[1](Engine(sc, model, eng.requests)), a.repeat)
-            cp -= best_cpu(lambda sc=sc, model=model: Engine(sc, model, eng.requests), a.repeat)
-        e2e = best_cpu(lambda sc=sc, model=model: simulate(sc, model), a.repeat)
+        simulate(sc, model)  # warm the plan's cost memo (and load the compiled loop)
+        eng = Engine(sc, model)
+        py = loop_only(sc, model, eng.requests, "python", a.repeat)
+        cp = loop_only(sc, model, eng.requests, "compiled", a.repeat) if eng.chosen_loop() == "compiled" \
+            else float("nan")
+        e2e = best_cpu(partial(simulate, sc, model), a.repeat)
         n = a.requests
-        print(f"{name:<24} {n / py:>12,.0f} {n / cp:>12,.0f} {py / cp:>6.1f}x {n / e2e:>12,.0f}")
+        print(f"{name:<24} {n / py:>12,.0f} {n / cp:>12,.0f} {py / cp:>6.1f}x {n / e2e:>12,.0f}  {eng.chosen_loop()}")
 
 
 if __name__ == "__main__":
