@@ -222,7 +222,11 @@ class PlanRun:
         demand is divided by the slowdown.
         """
         mapping, v, slow = self._timed(bucket, value)
-        return tuple((s * slow, u / slow) for s, u in self.plan.phases(mapping, size, v))
+        key = ("run phases", id(mapping), size, v, slow)
+        memo = self.plan._memo
+        if key not in memo:
+            memo[key] = tuple((s * slow, u / slow) for s, u in self.plan.phases(mapping, size, v))
+        return memo[key]
 
     def cost(self, bucket: int, size: int, value: int) -> tuple[float, float, float]:
         """(seconds, mean bandwidth demand, fallback seconds) of a batch: the runtime's cost callable."""

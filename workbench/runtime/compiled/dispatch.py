@@ -20,7 +20,7 @@ from workbench.runtime.compiled.parts import take
 from workbench.runtime.compiled.queues import commit_batch, heads, peek_batch, purge, set_timer
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _choose(pi, pf, pref, rf, qbuf, qt, csr, cli, clf, ht, hq, si, sf, ci, k: int, now: float) -> tuple[int, int]:
     """(class, batch size) core ``k`` would start now, or (-1, 0); arms timers of classes not yet ready."""
     best, best_key, best_m = -1, L.INF, 0
@@ -39,7 +39,7 @@ def _choose(pi, pf, pref, rf, qbuf, qt, csr, cli, clf, ht, hq, si, sf, ci, k: in
     return best, best_m
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _choose_sealed(pi, rf, qbuf, csr, cli, sb, k: int) -> int:
     """The class whose oldest sealed batch has the best key among core ``k``'s classes, or -1."""
     best, best_key = -1, L.INF
@@ -52,7 +52,7 @@ def _choose_sealed(pi, rf, qbuf, csr, cli, sb, k: int) -> int:
     return best
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _candidates(pi, ci, cf, si) -> tuple[int, int]:
     """The cores to try, as a range of indices (only idle ones are tried)."""
     cores, place = pi[L.P_CORES], pi[L.P_PLACE]
@@ -68,7 +68,7 @@ def _candidates(pi, ci, cf, si) -> tuple[int, int]:
     return 0, cores  # pinned: every idle core, by index
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _sealed_members(ri4, qbuf, sb, scr, h: int) -> tuple[int, int]:
     """Copy sealed batch ``h``'s members into ``scr``: (size, top shape-key rank)."""
     off, m = sb[L.SB_OFF, h], sb[L.SB_LEN, h]
@@ -81,7 +81,7 @@ def _sealed_members(ri4, qbuf, sb, scr, h: int) -> tuple[int, int]:
     return m, top
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def dispatch(pi, pf, pref, rf, ri4, extra, qbuf, qt, csr, cli, clf, sb, sbt, bi, bf, ci, cf, todo, ht, hq, slot,
              cmean, cph, ph, rres, fac, scr, si, sf) -> bool:
     """Start batches on idle cores while some class is ready; False when a batch needs a cost not yet known."""

@@ -149,7 +149,8 @@ class _Run:
         while k + m > ph.shape[1]:
             ph = _grow(ph)
         cmean[j], cph[0, j], cph[1, j] = mean, k, m
-        ph[:, k:k + m] = np.array(phases, dtype=f8).T
+        for i, (d, u) in enumerate(phases, start=k):
+            ph[0, i], ph[1, i] = d, u
         slot[c, size, top] = j
         self.n_cost, self.n_ph = j + 1, k + m
         self.T = [slot, cmean, cph, ph]

@@ -17,7 +17,7 @@ from workbench.runtime.compiled import layout as L
 from workbench.runtime.compiled.parts import acquire, pack, push, pysum
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def rebalance(ci, cf, ht, hq, si, sf, now: float) -> None:
     """Share HBM bandwidth max-min fairly among the running phases; re-time those whose rate changed."""
     theta, na = L.INF, si[L.N_ACTIVE]
@@ -54,7 +54,7 @@ def rebalance(ci, cf, ht, hq, si, sf, now: float) -> None:
             push(ht, hq, si, sf, ci, now + cf[L.K_REM, k] / r, pack(L.COMPLETE, k, ci[L.C_VER, k]))
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def enter(neumaier: bool, ci, cf, ht, hq, si, sf, k: int, now: float, dur: float, u: float) -> None:
     """Core ``k`` begins a phase of ``dur`` isolated seconds drawing ``u`` of the bandwidth."""
     before = sf[L.DEMAND]
@@ -69,7 +69,7 @@ def enter(neumaier: bool, ci, cf, ht, hq, si, sf, k: int, now: float, dur: float
         rebalance(ci, cf, ht, hq, si, sf, now)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def follow(ci, cf, todo, ht, hq, si, sf, j: int, now: float) -> None:
     """A free batch becomes phase-tracked: find its phase from the time it has run at full speed."""
     elapsed, acc, i, n = now - cf[L.K_T0, j], 0.0, 0, ci[L.C_PN, j]
@@ -83,7 +83,7 @@ def follow(ci, cf, todo, ht, hq, si, sf, j: int, now: float) -> None:
     push(ht, hq, si, sf, ci, now + cf[L.K_REM, j], pack(L.COMPLETE, j, ci[L.C_VER, j]))
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _phases(pi, ci, cf, todo, ht, hq, cph, ph, si, sf, k: int, slot: int, npre: int, x: float,
             work: float) -> None:
     """The batch's kernel phases after any pause or reload: it runs free, or phase-tracked."""
@@ -119,7 +119,7 @@ def _phases(pi, ci, cf, todo, ht, hq, cph, ph, si, sf, k: int, slot: int, npre: 
     enter(neu, ci, cf, ht, hq, si, sf, k, now, todo[0, k, 0], todo[1, k, 0])
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def start(pi, pf, extra, ri4, cli, bi, bf, ci, cf, todo, ht, hq, cmean, cph, ph, rres, fac, scr, si, sf,
           k: int, c: int, m: int, t_disp: float, slot: int, top: int) -> None:
     """Batch ``scr[:m]`` of class ``c`` starts on core ``k`` (its cost in ``slot``, shape-key rank ``top``)."""

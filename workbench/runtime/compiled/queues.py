@@ -122,7 +122,7 @@ def seal(pi, pf, pref, rf, ri4, qbuf, qt, csr, cli, clf, sb, sbt, ht, hq, si, sf
         cli[L.CL_SBTAIL, c] = b
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def track_blocked(pi, pf, pref, rf, qbuf, qt, csr, cli, clf, bc, bcur, si, sf) -> None:
     """A ready class with an idle core it may not use is blocked by placement: log each change of state."""
     now, any_idle = sf[L.NOW], si[L.N_IDLE] > 0

@@ -23,7 +23,7 @@ from workbench.runtime.compiled.queues import heads, purge, seal, set_timer, tra
 from workbench.runtime.trace import REJECTED_BY_PLAN, REJECTED_QUEUE_FULL
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _complete(pi, cli, bi, bf, ci, cf, todo, ht, hq, rres, si, sf, a: int, now: float) -> bool:
     """A completion event of core ``a``: its next phase, or its batch's end; True when a core freed."""
     if pi[L.P_CORES] > 1 and ci[L.C_PI, a] < ci[L.C_PN, a]:  # the batch's next kernel phase
@@ -55,7 +55,7 @@ def _complete(pi, cli, bi, bf, ci, cf, todo, ht, hq, rres, si, sf, a: int, now: 
     return True
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _arrive(pi, pf, pref, rf, ri4, qbuf, qt, csr, cli, clf, sw, sb, sbt, ht, hq, ci, scr, si, sf) -> int:
     """The next arrival: 0 = refused (no tracking), 1 = queued, nothing to start, 2 = queued, dispatch now."""
     r = si[L.NEXT]
@@ -98,7 +98,7 @@ def _arrive(pi, pf, pref, rf, ri4, qbuf, qt, csr, cli, clf, sw, sb, sbt, ht, hq,
     return 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _events(pi, pf, pref, rf, ri4, qbuf, qt, csr, cli, clf, sb, sbt, bi, bf, ci, cf, todo, ht, hq, rres, scr,
             si, sf) -> bool:
     """Every heap event of the earliest instant; True when a core freed or a timer fired."""
