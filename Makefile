@@ -10,6 +10,7 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m workbench.runtime.compiled  # compile the numba event loop once, into its on-disk cache
 	touch $(STAMP)
 
 lab: $(STAMP)  ## set up, then open JupyterLab on the notebook series
