@@ -4,12 +4,13 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: lab test bench notebooks clean
+.PHONY: lab test fuzz bench notebooks clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m workbench.runtime.compiled  # compile the numba event loop once, into its on-disk cache
 	touch $(STAMP)
 
 lab: $(STAMP)  ## set up, then open JupyterLab on the notebook series
@@ -21,6 +22,11 @@ test: $(STAMP)  ## set up, then run every test: lint, unit, theory, properties, 
 	$(BIN)/ruff check workbench tests
 	$(BIN)/python tests/notebook_tools.py check
 	$(BIN)/python -m pytest -rs tests notebooks $(NBVAL)
+
+FUZZ_EXAMPLES ?= 5000
+
+fuzz: $(STAMP)  ## the long fuzz: FUZZ_EXAMPLES (5000) mutated scenarios through the CLI; prints how many it tried
+	WORKBENCH_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/python -m pytest -q -s -p no:cacheprovider tests/test_fuzz.py
 
 notebooks: $(STAMP)  ## re-execute the notebooks and keep only the outputs nbval checks
 	$(BIN)/python tests/notebook_tools.py refresh

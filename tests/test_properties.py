@@ -112,8 +112,8 @@ def test_same_seed_same_trace(sc):
 @SETTINGS
 @given(scenarios(eligible_only=True))
 def test_fast_path_equals_general_loop(sc):
-    e = Engine(sc)
-    assert fast_path_applies(e)
+    e = Engine(sc, loop="fastpath")
+    assert fast_path_applies(e) and e.chosen_loop() == "fastpath"
     fast = e.run()
     e2 = Engine(sc)
     slow = e2._trace(run_events(e2))

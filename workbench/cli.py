@@ -21,6 +21,7 @@ from workbench.errors import ConfigError
 from workbench.pipeline import run_scenario
 from workbench.safe_io import OutputError, write_file
 from workbench.scenario import builtin_scenarios, load_scenario, resolve
+from workbench.terminal import printable
 
 EXIT_BAD_INPUT = 2
 MAX_ANSWER_BYTES = 80_000  # 20,000 characters of UTF-8 at most 4 bytes each; more is refused as too long
@@ -30,13 +31,17 @@ class UsageError(Exception):
     """A command-line problem to report on one line with exit status 2."""
 
 
+def _output_error(path: Path, e: OSError) -> UsageError:
+    """An output that could not be written, as one clear line."""
+    return UsageError(str(e) if isinstance(e, OutputError) else f"{path}: cannot write ({e.strerror or e})")
+
+
 def _write_atomic(path: Path, write) -> None:
     """Write an output file safely (:func:`workbench.safe_io.write_file`); problems become one clear line."""
     try:
         write_file(path, write)
     except OSError as e:
-        raise UsageError(str(e) if isinstance(e, OutputError) else f"{path}: cannot write ({e.strerror or e})") \
-            from None
+        raise _output_error(path, e) from None
 
 
 def strict_json(obj):
@@ -48,6 +53,11 @@ def strict_json(obj):
     if isinstance(obj, list | tuple):
         return [strict_json(v) for v in obj]
     return obj
+
+
+def _out(text: str) -> None:
+    """Print text that may carry user input, control characters escaped."""
+    print(printable(text))
 
 
 def _dumps(obj) -> str:
@@ -101,14 +111,14 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.json:
         print(_dumps(summary))
     else:
-        print(format_summary(summary, sc.description))
+        _out(format_summary(summary, sc.description))
         if args.trace:
-            print(f"trace written to {args.trace} (open it in https://ui.perfetto.dev)")
+            _out(f"trace written to {args.trace} (open it in https://ui.perfetto.dev)")
     return 0
 
 
-def _writable_folder(out: Path) -> Path:
-    """``out`` exists (or can be made) and can be written; else one clear error."""
+def _writable_folder(out: Path, option: str = "--out") -> Path:
+    """``out`` exists (or can be made) and can be written; else one clear error naming ``option``."""
     try:
         if out.is_symlink():
             raise OutputError(f"{out}: refusing to write into a symbolic link")
@@ -116,9 +126,9 @@ def _writable_folder(out: Path) -> Path:
         with tempfile.TemporaryFile(dir=out):  # an anonymous probe: no name in the folder to follow
             pass
     except OutputError as e:
-        raise UsageError(f"--out {e}") from None
+        raise UsageError(f"{option} {e}") from None
     except OSError as e:
-        raise UsageError(f"--out {out}: cannot write there ({e.strerror or e})") from None
+        raise UsageError(f"{option} {out}: cannot write there ({e.strerror or e})") from None
     return out
 
 
@@ -154,7 +164,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     if args.json:
         print(_dumps(rep))
     else:
-        print("\n".join([f"closed-loop mapping report for {sc.name}: " + ", ".join(str(p) for p in paths[:2]),
+        _out("\n".join([f"closed-loop mapping report for {sc.name}: " + ", ".join(str(p) for p in paths[:2]),
                          f"adaptation gain {rep['adaptation_gain']:+.1%} "
                          f"(p99 {rep['p99_before_s'] * 1e3:.3f} -> {rep['p99_after_s'] * 1e3:.3f} ms)"]
                         + [f"  {a['kind']}: {a['verdict']}" for a in rep["actions"]]))
@@ -175,13 +185,22 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         params[path.strip()] = [v for v in parse_values(values) if v != ""]
     if not params:
         raise UsageError("sweep: the grid is empty: give at least one --set PATH=V1,V2,...")
-    seeds = [int(s) for s in args.seeds.split(",") if s.strip()] if args.seeds else []
+    try:
+        seeds = [int(s) for s in args.seeds.split(",") if s.strip()] if args.seeds else []
+        ok = all(s >= 0 for s in seeds)
+    except ValueError:
+        ok = False
+    if not ok:
+        raise UsageError(f"--seeds {args.seeds[:80]!r}: expected comma-separated integers >= 0, e.g. 1,2,3")
     out = _writable_folder(Path(args.out or "sweep-out"))
     executor = ThreadPoolExecutor(max_workers=1) if args.workers == 1 else None
     rows = sweep(args.scenario, params, seeds, args.requests, executor=executor)
-    write_csv(rows, out / "sweep.csv")
-    plot(rows, next(iter(params)), out / "sweep.png")
-    print(f"{len(rows)} points: {out / 'sweep.csv'}, {out / 'sweep.png'}")
+    try:  # both written safely (workbench.safe_io)
+        write_csv(rows, out / "sweep.csv")
+        plot(rows, next(iter(params)), out / "sweep.png")
+    except OSError as e:
+        raise _output_error(out, e) from None
+    _out(f"{len(rows)} points: {out / 'sweep.csv'}, {out / 'sweep.png'}")
     return 0
 
 
@@ -210,7 +229,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
     except ConfigError as e:
         raise UsageError(f"{args.answer_file or 'stdin'}: {e}") from None
     g = grade(drill, text)
-    print(_dumps(g.to_json()) if args.json else feedback(g))
+    print(_dumps(g.to_json())) if args.json else _out(feedback(g))
     return 0
 
 
@@ -221,12 +240,14 @@ def cmd_practice(args: argparse.Namespace) -> int:
     from workbench.grading.store import Store
 
     drills = load_drills(args.drills_dir)
+    figures = _writable_folder(Path(args.figures), "--figures") if args.figures else None
     store = Store(args.db)
-    figures = store.path.parent / "figures"
     try:
         session(drills, store, count=args.drills, topic=args.topic, minutes=args.minutes, figure_dir=figures)
     except KeyboardInterrupt:
         print("\nsession stopped; saved attempts are kept")
+    except OSError as e:  # a figure that may not be written
+        raise _output_error(figures or Path("."), e) from None
     finally:
         store.close()
     return 0
@@ -260,9 +281,11 @@ def cmd_progress(args: argparse.Namespace) -> int:
     from workbench.grading.practice import progress_report
     from workbench.grading.store import Store
 
-    store = Store(args.db)
-    print(progress_report(store))
-    store.close()
+    store = Store(args.db, create=False)  # read-only: never creates a file or a folder
+    try:
+        _out(progress_report(store))
+    finally:
+        store.close()
     return 0
 
 
@@ -270,8 +293,23 @@ def cmd_list(args: argparse.Namespace) -> int:
     """``workbench list``: the built-in scenarios and their descriptions."""
     for name in builtin_scenarios():
         sc = load_scenario(resolve(name))
-        print(f"{name:<28} {sc.description.strip().splitlines()[0] if sc.description else ''}")
+        _out(f"{name:<28} {sc.description.strip().splitlines()[0] if sc.description else ''}")
     return 0
+
+
+def _bounded(kind: type, low: float, high: float):
+    """An argparse type: a finite ``kind`` in [low, high]."""
+    def parse(text: str):
+        try:
+            v = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {kind.__name__}, got {text[:40]!r}") from None
+        if not (math.isfinite(v) and low <= v <= high):
+            raise argparse.ArgumentTypeError(f"must be in [{low:g}, {high:g}], got {text[:40]!r}")
+        return v
+
+    parse.__name__ = kind.__name__
+    return parse
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -289,7 +327,8 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("scenario", help="a .toml file or a built-in scenario")
     rp.add_argument("--out", help="folder for report.html, report.md and figures (default report-NAME)")
     rp.add_argument("--json", action="store_true", help="print the report's numbers as JSON")
-    rp.add_argument("--threshold", type=float, help="rollback guard: refuse regressions beyond this share (0.05)")
+    rp.add_argument("--threshold", type=_bounded(float, 0.0, 10.0),
+                    help="rollback guard: refuse regressions beyond this share (0.05)")
     rp.add_argument("--seed", type=int, help="override the scenario's seed")
     rp.add_argument("--requests", type=int, help="override the scenario's request count")
     rp.set_defaults(func=cmd_report)
@@ -309,9 +348,11 @@ def build_parser() -> argparse.ArgumentParser:
     gr.add_argument("--drills-dir", help="folder of drill files (default: $WORKBENCH_DRILLS or drills/)")
     gr.set_defaults(func=cmd_grade)
     pr = sub.add_parser("practice", help="an interview practice session in the terminal")
-    pr.add_argument("--drills", type=int, default=1, help="how many drills (default 1)")
+    pr.add_argument("--drills", type=_bounded(int, 1, 1000), default=1, help="how many drills (default 1)")
     pr.add_argument("--topic", help="only drills of this topic")
-    pr.add_argument("--minutes", type=float, help="stop offering drills after this many minutes")
+    pr.add_argument("--minutes", type=_bounded(float, 0.01, 10_000),
+                    help="stop offering drills after this many minutes")
+    pr.add_argument("--figures", metavar="DIR", help="save each drill's latency-CDF figure in this folder")
     pr.add_argument("--db", help="progress database (default: $WORKBENCH_DB or the user data folder)")
     pr.add_argument("--drills-dir", help="folder of drill files")
     pr.set_defaults(func=cmd_practice)
@@ -335,7 +376,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.func(args)
     except (ConfigError, UsageError) as e:
-        print(f"workbench: error: {e}", file=sys.stderr)
+        print(f"workbench: error: {printable(str(e), one_line=True)}", file=sys.stderr)
         return EXIT_BAD_INPUT
 
 

@@ -13,10 +13,26 @@ import math
 from dataclasses import dataclass, field
 
 from workbench.errors import check as _check
-from workbench.errors import check_non_negative as _non_negative
 from workbench.errors import check_one_of as _one_of
-from workbench.errors import check_positive as _positive
 from workbench.hardware import Hardware
+from workbench.limits import (
+    MAX_BATCH,
+    MAX_BUCKETS,
+    MAX_CORES,
+    MAX_DIMS,
+    MAX_LIST,
+    MAX_MODELS,
+    MAX_RECOMPILES,
+    MAX_SHAPE,
+    MAX_STREAMS,
+    MAX_TIME_S,
+    RATE,
+    SEED,
+    check_count,
+    check_int_range,
+    check_range,
+    check_requests,
+)
 
 # --- workload -------------------------------------------------------------------------
 
@@ -47,15 +63,26 @@ class Arrivals:
     def __post_init__(self) -> None:
         _one_of("process", self.process, ARRIVAL_PROCESSES)
         if self.process == "poisson":
-            _positive("rate", self.rate)
+            check_range("rate", self.rate, *RATE, "1/s")
         elif self.process == "onoff":
-            _positive("rate_on", self.rate_on)
-            _non_negative("rate_off", self.rate_off)
-            _positive("mean_on_s", self.mean_on_s)
-            _positive("mean_off_s", self.mean_off_s)
+            check_range("rate_on", self.rate_on, *RATE, "1/s")
+            check_range("rate_off", self.rate_off, 0.0, RATE[1], "1/s")
+            check_range("mean_on_s", self.mean_on_s, 1e-6, MAX_TIME_S, "s")
+            check_range("mean_off_s", self.mean_off_s, 1e-6, MAX_TIME_S, "s")
+            on, off = self.rate_on * self.mean_on_s, self.rate_off * self.mean_off_s  # arrivals per period
+            _check(max(on, off) <= 1e6, "rate_on", self.rate_on, "a mean on or off period may carry at most 1e6 "
+                   "arrivals (rate x mean period)")
+            _check(on + off >= 0.01, "rate_on", self.rate_on, "an on/off cycle must carry at least 0.01 arrivals "
+                   "on average (rate_on x mean_on_s + rate_off x mean_off_s)")
         else:
-            _positive("time_scale", self.time_scale)
+            check_range("time_scale", self.time_scale, 1e-9, 1e9)
             _check(len(self.timestamps) >= 2, "file", self.file, "a trace needs at least 2 timestamps")
+            span = (self.timestamps[-1] - self.timestamps[0]) * self.time_scale
+            _check(0 < span <= MAX_TIME_S, "file", self.file,
+                   f"the scaled timestamps must span more than 0 and at most {MAX_TIME_S:g} s")
+            rate = (len(self.timestamps) - 1) / span
+            _check(RATE[0] <= rate <= RATE[1], "file", self.file,
+                   f"the trace's mean rate ({rate:.3g}/s) must be in [{RATE[0]:g}, {RATE[1]:g}] 1/s")
 
     @property
     def mean_rate(self) -> float:
@@ -83,8 +110,19 @@ class Drift:
 
     def __post_init__(self) -> None:
         _check(bool(self.to), "drift", self.to, "needs at least one parameter to move")
-        _non_negative("start_s", self.start_s)
+        check_range("start_s", self.start_s, 0.0, MAX_TIME_S, "s")
+        check_range("end_s", self.end_s, 0.0, MAX_TIME_S, "s")
         _check(self.end_s >= self.start_s, "end_s", self.end_s, "must be >= start_s")
+
+
+SIGMA_MAX = 5.0  # of log(x): wider draws only hit the MAX_SHAPE clip
+
+
+def _check_probs(key: str, probs: tuple[float, ...], n: int) -> None:
+    _check(len(probs) == n, key, probs, "needs one per value")
+    for p in probs:
+        check_range(key, p, 0.0, 1e12)
+    _check(sum(probs) > 0, key, probs, "must have a positive sum")
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,29 +140,28 @@ class ShapeDist:
     def __post_init__(self) -> None:
         _one_of("dist", self.dist, SHAPE_DISTS)
         if self.dist == "fixed":
-            _positive("value", self.value)
+            check_range("value", self.value, 1, MAX_SHAPE)
         elif self.dist == "categorical":
             _check(len(self.values) > 0, "values", self.values, "must not be empty")
+            check_count("values", self.values, MAX_LIST)
             for v in self.values:
-                _positive("values", v)
+                check_range("values", v, 1, MAX_SHAPE)
             if self.probs:
-                _check(len(self.probs) == len(self.values), "probs", self.probs, "needs one per value")
-                _check(all(p >= 0 for p in self.probs) and sum(self.probs) > 0, "probs", self.probs,
-                       "must be >= 0 with a positive sum")
+                _check_probs("probs", self.probs, len(self.values))
         else:
-            _positive("median", self.median)
-            _non_negative("sigma", self.sigma)
+            check_range("median", self.median, 1, MAX_SHAPE)
+            check_range("sigma", self.sigma, 0.0, SIGMA_MAX)
         if self.drift is not None:
             movable = {"fixed": ("value",), "categorical": ("probs",), "lognormal": ("median", "sigma")}
             for k, v in self.drift.to.items():
                 _check(k in movable[self.dist], f"drift.{k}", v,
                        f"a {self.dist} distribution can move {', '.join(movable[self.dist])}")
                 if k == "probs":
-                    _check(len(v) == len(self.values), "drift.probs", v, "needs one per value")
+                    _check_probs("drift.probs", v, len(self.values))
                 elif k == "sigma":
-                    _non_negative("drift.sigma", v)
+                    check_range("drift.sigma", v, 0.0, SIGMA_MAX)
                 else:
-                    _positive(f"drift.{k}", v)
+                    check_range(f"drift.{k}", v, 1, MAX_SHAPE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,9 +178,12 @@ class Stream:
 
     def __post_init__(self) -> None:
         _check(bool(self.name), "name", self.name, "must not be empty")
-        _positive("weight", self.weight)
+        check_range("weight", self.weight, 1e-6, 1e6)
+        check_int_range("priority", self.priority, -(2**31), 2**31 - 1)
+        check_count("shapes", self.shapes, MAX_DIMS)
+        check_count("pin", self.pin, MAX_LIST)
         for c in self.pin:
-            _check(c >= 0, "pin", self.pin, "core indices must be >= 0")
+            check_int_range("pin", c, 0, MAX_CORES - 1)
 
 
 # --- service and residency ------------------------------------------------------------
@@ -163,12 +203,12 @@ class Service:
 
     def __post_init__(self) -> None:
         _one_of("law", self.law, SERVICE_LAWS)
-        _non_negative("base_s", self.base_s)
-        _non_negative("per_item_s", self.per_item_s)
-        _check(self.base_s + self.per_item_s > 0, "base_s", self.base_s,
-               "base_s + per_item_s must be > 0")
-        _non_negative("cv", self.cv)
-        _check(0.0 <= self.memory_share <= 1.0, "memory_share", self.memory_share, "must be in [0, 1]")
+        check_range("base_s", self.base_s, 0.0, MAX_TIME_S, "s")
+        check_range("per_item_s", self.per_item_s, 0.0, MAX_TIME_S, "s")
+        _check(self.base_s + self.per_item_s >= 1e-12, "base_s", self.base_s,
+               "base_s + per_item_s must be at least 1e-12 s")
+        check_range("cv", self.cv, 0.0, 100.0)
+        check_range("memory_share", self.memory_share, 0.0, 1.0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,8 +221,8 @@ class ResidentModel:
 
     def __post_init__(self) -> None:
         _check(bool(self.name), "name", self.name, "must not be empty")
-        _non_negative("weights_bytes", self.weights_bytes)
-        _positive("service_scale", self.service_scale)
+        check_int_range("weights_bytes", self.weights_bytes, 0, 2**50)
+        check_range("service_scale", self.service_scale, 1e-6, 1e6)
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,8 +246,15 @@ class ModelSpec:
 
     def __post_init__(self) -> None:
         _check(bool(self.envelope), "envelope", self.envelope, "needs buckets, e.g. { seq = [128, 256, 512] }")
+        check_count("expected_shares", self.expected_shares, MAX_BUCKETS)
         for s in self.expected_shares:
-            _non_negative("expected_shares", s)
+            check_range("expected_shares", s, 0.0, 1e12)
+        check_int_range("max_depth", self.max_depth, 1, 1024)
+        check_int_range("recompile_limit", self.recompile_limit, 0, MAX_RECOMPILES)
+        check_range("recompile_pause_s", self.recompile_pause_s, 0.0, 1e4, "s")
+        check_range("generic_slowdown", self.generic_slowdown, 1.0, 1000.0)
+        check_range("noise_cv", self.noise_cv, 0.0, 10.0)
+        check_int_range("granule", self.granule, 1, 4096)
 
 
 # --- batching and scheduling ----------------------------------------------------------
@@ -228,9 +275,9 @@ class Batching:
 
     def __post_init__(self) -> None:
         _one_of("policy", self.policy, BATCHING_POLICIES)
-        _check(isinstance(self.max_batch, int) and self.max_batch >= 1, "max_batch", self.max_batch,
-               "must be an integer >= 1")
-        _non_negative("max_delay_s", self.max_delay_s)
+        check_int_range("max_batch", self.max_batch, 1, MAX_BATCH, "compile time and memory grow with it")
+        check_range("max_delay_s", self.max_delay_s, 0.0, MAX_TIME_S, "s")
+        check_count("preferred", self.preferred, MAX_LIST)
         for p in self.preferred:
             _check(1 <= p <= self.max_batch, "preferred", self.preferred, "sizes must be in [1, max_batch]")
 
@@ -247,9 +294,8 @@ class Scheduler:
     def __post_init__(self) -> None:
         _one_of("discipline", self.discipline, DISCIPLINES)
         _one_of("placement", self.placement, PLACEMENTS)
-        _check(isinstance(self.max_queue, int) and self.max_queue >= 0, "max_queue", self.max_queue,
-               "must be an integer >= 0")
-        _non_negative("timeout_s", self.timeout_s)
+        check_int_range("max_queue", self.max_queue, 0, 2**62)
+        check_range("timeout_s", self.timeout_s, 0.0, MAX_TIME_S, "s")
 
 
 @dataclass(frozen=True, slots=True)
@@ -271,11 +317,15 @@ class Scenario:
 
     def __post_init__(self) -> None:
         _check(len(self.streams) > 0, "streams", self.streams, "at least one stream is needed")
+        check_count("streams", self.streams, MAX_STREAMS)
+        check_count("models", self.models, MAX_MODELS)
         names = [s.name for s in self.streams]
         _check(len(set(names)) == len(names), "streams", names, "stream names must be unique")
-        _check(isinstance(self.requests, int) and self.requests >= 1, "requests", self.requests,
-               "must be an integer >= 1")
-        _check(0.0 <= self.warmup_fraction < 1.0, "warmup_fraction", self.warmup_fraction, "must be in [0, 1)")
+        dims = sorted({d for s in self.streams for d in s.shapes})
+        _check(len(dims) <= MAX_DIMS, "streams.shapes", dims, f"at most {MAX_DIMS} distinct dims over all streams")
+        check_int_range("seed", self.seed, *SEED)
+        check_requests("requests", self.requests)
+        check_range("warmup_fraction", self.warmup_fraction, 0.0, 0.99)
         _check(self.hardware.cores >= 1, "hardware.cores", self.hardware.cores, "must be >= 1")
         model_names = [m.name for m in self.models]
         _check(len(set(model_names)) == len(model_names), "models", model_names, "model names must be unique")

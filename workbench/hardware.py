@@ -9,10 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from workbench.errors import check, check_positive
-
-GIB = 1024**3
-MIB = 1024**2
+from workbench.limits import GIB, KIB, MAX_CORES, MIB, check_int_range, check_range
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,14 +25,14 @@ class Hardware:
     mma_rows: int = 16  # rows of the matrix unit: compute pads the token rows to a multiple of this
 
     def __post_init__(self) -> None:
-        check(isinstance(self.cores, int) and self.cores >= 1, "cores", self.cores, "must be an integer >= 1")
-        check_positive("peak_flops_per_core", self.peak_flops_per_core)
-        check_positive("sram_bytes_per_core", self.sram_bytes_per_core)
-        check_positive("hbm_bandwidth_bytes_per_s", self.hbm_bandwidth_bytes_per_s)
-        check_positive("hbm_capacity_bytes", self.hbm_capacity_bytes)
-        check(self.launch_s >= 0, "launch_s", self.launch_s, "must be >= 0")
-        check(isinstance(self.mma_rows, int) and 1 <= self.mma_rows <= 4096, "mma_rows", self.mma_rows,
-              "must be an integer in [1, 4096]")
+        # ranges wide enough for any real accelerator; finite, so no derived time overflows
+        check_int_range("cores", self.cores, 1, MAX_CORES, "every dispatch looks at every core")
+        check_range("peak_flops_per_core", self.peak_flops_per_core, 1e6, 1e18, "FLOP/s")
+        check_int_range("sram_bytes_per_core", self.sram_bytes_per_core, KIB, 2**40)
+        check_range("hbm_bandwidth_bytes_per_s", self.hbm_bandwidth_bytes_per_s, 1e6, 1e16, "bytes/s")
+        check_int_range("hbm_capacity_bytes", self.hbm_capacity_bytes, MIB, 2**50)
+        check_range("launch_s", self.launch_s, 0.0, 1.0, "s")
+        check_int_range("mma_rows", self.mma_rows, 1, 4096)
 
 
 PRESETS: dict[str, Hardware] = {

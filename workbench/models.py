@@ -85,6 +85,9 @@ BUILDERS: dict[str, Callable[..., Graph]] = {"mlp": mlp, "transformer_block": tr
 REQUEST_DIM = {"mlp": "seq", "transformer_block": "seq", "conv_block": "hw"}
 
 
+MAX_PARAM = 65536  # widths, heads, channels: wider than any production layer
+
+
 def build(name: str, params: dict | None = None) -> Graph:
     """A model graph by name, with keyword parameters checked."""
     if name not in BUILDERS:
@@ -94,6 +97,6 @@ def build(name: str, params: dict | None = None) -> Graph:
     allowed = fn.__code__.co_varnames[: fn.__code__.co_argcount]
     for k, v in params.items():
         check(k in allowed, f"params.{k}", v, f"unknown parameter of {name} (known: {', '.join(allowed)})")
-        check(isinstance(v, int) and not isinstance(v, bool) and v > 0, f"params.{k}", v,
-              "must be an integer > 0")
+        check(isinstance(v, int) and not isinstance(v, bool) and 0 < v <= MAX_PARAM, f"params.{k}", v,
+              f"must be an integer in [1, {MAX_PARAM}]")
     return fn(**params)

@@ -1,4 +1,11 @@
-"""Writing output files safely: only where asked, only as regular files, never half-written.
+"""Reading input and writing output files safely.
+
+Every file the workbench reads (a scenario, a trace to replay, a profile, a drill) goes
+through :func:`read_capped`: only a regular file (a FIFO or a device is refused before it
+is opened, so nothing blocks), and at most a documented number of bytes
+(:mod:`workbench.limits`), refused beyond that without reading it whole.
+
+Writing: only where asked, only as regular files, never half-written.
 
 Every file the workbench writes (a trace, a report and its figures, a sweep's CSV) goes
 through :func:`write_file`: a symlink, FIFO, device or folder at the target is refused
@@ -14,6 +21,8 @@ import stat
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+
+from workbench.errors import ConfigError
 
 
 class OutputError(OSError):
@@ -55,3 +64,23 @@ def write_file(path: Path, write: Callable[[str], object]) -> None:
 def write_bytes(path: Path, data: bytes) -> None:
     """``data`` into ``path`` by :func:`write_file`."""
     write_file(path, lambda tmp: Path(tmp).write_bytes(data))
+
+
+def read_capped(path: Path, limit: int, key: str, what: str) -> bytes:
+    """The bytes of the regular file ``path``, at most ``limit``; else a :class:`ConfigError` naming ``key``."""
+    def refuse(why: str) -> ConfigError:
+        return ConfigError(key, str(path), f"{what}: {why}")
+
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # before opening: a FIFO would block
+            raise refuse("not a regular file")
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):  # swapped since the check
+                raise refuse("not a regular file")
+            data = f.read(limit + 1)
+    except OSError as e:
+        raise refuse(f"cannot read ({e.strerror or e.__class__.__name__})") from None
+    if len(data) > limit:
+        raise refuse(f"larger than the {limit:,} bytes read at most")
+    return data

@@ -10,6 +10,7 @@ in ``workbench/scenarios/`` and are found by name.
 from __future__ import annotations
 
 import dataclasses
+import math
 import tomllib
 from importlib import resources
 from pathlib import Path
@@ -18,6 +19,8 @@ from typing import Any
 from workbench.compiler.envelope import parse_envelope
 from workbench.compiler.plan import CompileOptions
 from workbench.config import (
+    ARRIVAL_PROCESSES,
+    SHAPE_DISTS,
     Arrivals,
     Batching,
     Drift,
@@ -29,9 +32,19 @@ from workbench.config import (
     ShapeDist,
     Stream,
 )
-from workbench.errors import ConfigError
+from workbench.errors import ConfigError, check_one_of
 from workbench.hardware import PRESETS, Hardware
+from workbench.limits import (
+    MAX_BUCKETS,
+    MAX_MODELS,
+    MAX_STREAMS,
+    SCENARIO_MAX_BYTES,
+    TRACE_MAX_BYTES,
+    TRACE_MAX_TIMESTAMPS,
+    check_count,
+)
 from workbench.models import REQUEST_DIM, build
+from workbench.safe_io import read_capped
 
 _REQUIRED = object()
 _TYPES: dict[str, tuple[type, ...]] = {"int": (int,), "float": (int, float), "str": (str,), "bool": (bool,),
@@ -76,6 +89,14 @@ class _Table:
             raise ConfigError(self.key(unknown[0]), self.data[unknown[0]], "unknown key")
 
 
+def _one_of(t: _Table, name: str, value: str, choices: tuple[str, ...]) -> None:
+    """Checked before the other keys, so a wrong choice is named, not the keys it would have read."""
+    try:
+        check_one_of(name, value, choices)
+    except ConfigError as e:
+        raise e.under(t.prefix) from None
+
+
 def _build(cls: type, prefix: str, **kwargs: Any) -> Any:
     try:
         return cls(**kwargs)
@@ -101,11 +122,12 @@ def _arrivals(stream: _Table, base_dir: Path) -> Arrivals:
     if "arrivals" not in stream.data:
         if rate is None:
             raise ConfigError(stream.key("rate"), None, "is required (or an arrivals table)")
-        return _build(Arrivals, stream.key("rate"), process="poisson", rate=rate)
+        return _build(Arrivals, stream.prefix, process="poisson", rate=rate)
     t = stream.table("arrivals")
     if rate is not None:
         raise ConfigError(stream.key("rate"), rate, "give either rate or an arrivals table, not both")
     process = t.get("process", "str")
+    _one_of(t, "process", process, ARRIVAL_PROCESSES)
     kw: dict[str, Any] = {"process": process}
     if process == "poisson":
         kw["rate"] = t.get("rate", "float")
@@ -121,28 +143,35 @@ def _arrivals(stream: _Table, base_dir: Path) -> Arrivals:
 
 
 def _read_timestamps(path: Path, key: str) -> tuple[float, ...]:
+    """Timestamps (s), one per line (first CSV cell; '#' comments and a header skipped): finite, sorted."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise ConfigError(key, str(path), f"cannot read the trace file ({e.__class__.__name__})") from None
-    values = []
+        text = read_capped(path, TRACE_MAX_BYTES, key, "the trace file").decode("utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError(key, str(path), "the trace file is not UTF-8 text") from None
+    values: list[float] = []
     for n, line in enumerate(text.splitlines(), 1):
         cell = line.split(",")[0].strip()
         if not cell or cell.startswith("#"):
             continue
         try:
-            values.append(float(cell))
+            t = float(cell)
         except ValueError:
             if not values:  # a header line
                 continue
-            raise ConfigError(key, f"{path}:{n}", f"not a timestamp: {cell!r}") from None
-    if any(b < a for a, b in zip(values, values[1:], strict=False)):
-        raise ConfigError(key, str(path), "timestamps must be sorted")
+            raise ConfigError(key, f"{path}:{n}", f"not a timestamp: {cell[:40]!r}") from None
+        if not (math.isfinite(t) and abs(t) <= 1e15):
+            raise ConfigError(key, f"{path}:{n}", f"timestamps must be finite numbers within 1e15 s: {cell[:40]!r}")
+        if values and t < values[-1]:
+            raise ConfigError(key, f"{path}:{n}", "timestamps must be sorted")
+        if len(values) == TRACE_MAX_TIMESTAMPS:
+            raise ConfigError(key, str(path), f"more than {TRACE_MAX_TIMESTAMPS:,} timestamps")
+        values.append(t)
     return tuple(values)
 
 
 def _shape(t: _Table) -> ShapeDist:
     dist = t.get("dist", "str")
+    _one_of(t, "dist", dist, SHAPE_DISTS)
     kw: dict[str, Any] = {"dist": dist}
     if dist == "fixed":
         kw["value"] = t.get("value", "float")
@@ -190,6 +219,8 @@ def parse_scenario(data: dict[str, Any], source: str = "<scenario>", base_dir: P
         streams_raw = top.get("streams", "list", None)
         if not streams_raw:
             raise ConfigError("streams", streams_raw, "at least one [[streams]] table is required")
+        check_count("streams", streams_raw, MAX_STREAMS)
+        check_count("models", top.get("models", "list", []), MAX_MODELS)
         streams = tuple(_stream(_Table(s, f"streams[{i}]"), base_dir) for i, s in enumerate(streams_raw))
         models = tuple(_build_model(_Table(m, f"models[{i}]"))
                        for i, m in enumerate(top.get("models", "list", [])))
@@ -235,14 +266,21 @@ def _model(t: _Table, base_dir: Path, streams: tuple[Stream, ...]) -> ModelSpec:
     if set(kw["envelope"]) != {dim}:
         raise ConfigError(t.key("envelope"), kw["envelope"], f"a {kw['graph']} is bucketed on {dim!r} only")
     try:
-        parse_envelope(dim, kw["envelope"][dim])
+        check_count(f"envelope.{dim}", kw["envelope"][dim], MAX_BUCKETS)
+        buckets = parse_envelope(dim, kw["envelope"][dim])
     except ConfigError as e:
         raise e.under(t.prefix) from None
+    if kw["expected_shares"] and len(kw["expected_shares"]) != len(buckets):
+        raise ConfigError(t.key("expected_shares"), list(kw["expected_shares"]),
+                          f"needs one share per bucket ({len(buckets)})")
     for i, s in enumerate(streams):
         if dim not in s.shapes:
             raise ConfigError(f"streams[{i}].shapes", s.shapes, f"a {kw['graph']} needs a {dim!r} shape per stream")
     if kw["profile"]:
+        from workbench.compiler.calibrate import read_profile
+
         kw["profile"] = str(base_dir / kw["profile"])
+        read_profile(kw["profile"])  # a bad file is named here, with the scenario
     spec = _build(ModelSpec, t.prefix, **kw)
     _build(CompileOptions, t.prefix, fusion=spec.fusion, max_depth=spec.max_depth, attention=spec.attention,
            out_of_envelope=spec.out_of_envelope, recompile_limit=spec.recompile_limit,
@@ -283,17 +321,18 @@ def resolve(name_or_path: str | Path) -> Path:
                       f"no such file or built-in scenario (built-ins: {', '.join(builtin_scenarios())})")
 
 
+def read_toml(path: Path, limit: int = SCENARIO_MAX_BYTES, what: str = "scenario") -> dict[str, Any]:
+    """A TOML file parsed: a regular file of at most ``limit`` bytes, UTF-8, well formed."""
+    raw = read_capped(path, limit, what, f"the {what} file")
+    try:
+        return tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ConfigError("(file)", str(path), "is not UTF-8 text", source=str(path)) from None
+    except (tomllib.TOMLDecodeError, RecursionError) as e:
+        raise ConfigError("(toml)", str(e), "malformed TOML", source=str(path)) from None
+
+
 def load_scenario(name_or_path: str | Path) -> Scenario:
     """Read, validate and return a scenario file or a built-in scenario by name."""
     path = resolve(name_or_path)
-    try:
-        raw = path.read_bytes()
-    except OSError as e:
-        raise ConfigError("scenario", str(path), f"cannot read ({e.strerror or e.__class__.__name__})") from None
-    try:
-        data = tomllib.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise ConfigError("(file)", str(path), "is not UTF-8 text", source=str(path)) from None
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError("(toml)", str(e), "malformed TOML", source=str(path)) from None
-    return parse_scenario(data, str(path), path.parent)
+    return parse_scenario(read_toml(path), str(path), path.parent)

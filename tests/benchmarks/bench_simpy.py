@@ -71,10 +71,14 @@ def main(n: int = 200_000) -> None:
     ours = best_of(lambda: simulate(sc).latency_s, repeats=5)
     peer = best_of(lambda: dynamic_batcher(rate, base_s, per_item_s, cores, max_batch, max_delay_s, n, seed))
     report("dynamic batcher, 4 cores", n, ours, peer)
-    # the same model through the general event loop (what priorities, pinning or contention use)
+    # the same model through the general event loop (what priorities, pinning or contention use):
+    # the readable Python loop, and its compiled form (numba), each with its trace assembled
     engine = Engine(sc)
     general = best_of(lambda: engine._trace(run_events(Engine(sc))).latency_s)
-    report("  same, general event loop", n, general, peer)
+    report("  same, general event loop (Python)", n, general, peer)
+    if Engine(sc, loop="compiled").chosen_loop() == "compiled":
+        general = best_of(lambda: simulate(sc, loop="compiled").latency_s)
+        report("  same, general event loop (compiled)", n, general, peer)
     # the notebooks' widget budget: 20,000 requests
     small = Scenario(streams=sc.streams, seed=seed, requests=20_000, hardware=sc.hardware, service=sc.service,
                      batching=sc.batching)
@@ -85,7 +89,7 @@ def main(n: int = 200_000) -> None:
         sc = dataclasses.replace(load_scenario(name), requests=20_000)
         model = service_model(sc)
         t, _ = best_of(lambda sc=sc, model=model: simulate(sc, model))
-        print(f"widget run: 20,000 requests of {name} in {t * 1e3:.0f} ms (general event loop)")
+        print(f"widget run: 20,000 requests of {name} in {t * 1e3:.0f} ms ({Engine(sc, model).chosen_loop()} loop)")
 
 
 if __name__ == "__main__":

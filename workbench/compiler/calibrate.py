@@ -25,6 +25,8 @@ from workbench.compiler.fusion import fuse_ops
 from workbench.errors import ConfigError
 from workbench.graph import Builder, Graph, Op
 from workbench.hardware import Hardware
+from workbench.limits import MAX_SHAPE, PROFILE_MAX_BYTES, PROFILE_MAX_ROWS
+from workbench.safe_io import read_capped
 
 _DIMS = {
     Op.MATMUL: ("m", "k", "n"), Op.BATCH_MATMUL: ("b", "h", "m", "k", "n"), Op.CONV2D: ("b", "hw", "cin", "cout", "k"),
@@ -79,18 +81,19 @@ def roofline_seconds(op: Op, d: dict[str, int], hw: Hardware) -> float:
 def _parse_row(path: Path, n: int, row: list[str]) -> tuple[Op, dict[str, int], float]:
     where = f"{path}:{n}"
     if len(row) != 3:
-        raise ConfigError("profile", where, "each row needs op,dims,seconds")
+        raise ConfigError("model.profile", where, "each row needs op,dims,seconds")
     name, dims, seconds = (c.strip() for c in row)
     op = next((o for o in _DIMS if o.value == name), None)
     if op is None:
-        raise ConfigError("profile", where, f"unknown op {name!r} (known: {', '.join(o.value for o in _DIMS)})")
+        raise ConfigError("model.profile", where, f"unknown op {name!r} (known: {', '.join(o.value for o in _DIMS)})")
     try:
         d = {k.strip(): int(v) for k, v in (p.split("=") for p in dims.split(";"))}
         t = float(seconds)
     except ValueError:
-        raise ConfigError("profile", where, "dims like m=4096;k=1024;n=4096 and seconds as a number") from None
-    if set(d) != set(_DIMS[op]) or min(d.values()) <= 0 or not t > 0:
-        raise ConfigError("profile", where, f"{name} needs dims {';'.join(_DIMS[op])} > 0 and seconds > 0")
+        raise ConfigError("model.profile", where, "dims like m=4096;k=1024;n=4096 and seconds as a number") from None
+    if set(d) != set(_DIMS[op]) or not all(0 < v <= MAX_SHAPE for v in d.values()) or not 0 < t <= 1e6:
+        raise ConfigError("model.profile", where, f"{name} needs dims {';'.join(_DIMS[op])} in [1, {MAX_SHAPE}] "
+                          "and seconds in (0, 1e6]")
     return op, d, t
 
 
@@ -114,18 +117,25 @@ def fit(rows: list[tuple[Op, dict[str, int], float]], hw: Hardware) -> Calibrati
     return Calibration(fits, error)
 
 
-def load_profile(path: str | Path, hw: Hardware) -> Calibration:
-    """Read and fit a profile CSV; a bad file names the file, the line and the field."""
+def read_profile(path: str | Path) -> list[tuple[Op, dict[str, int], float]]:
+    """The rows of a profile CSV, checked; a bad file names the file, the line and the field."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise ConfigError("model.profile", str(path), f"cannot read ({e.__class__.__name__})") from None
+        text = read_capped(path, PROFILE_MAX_BYTES, "model.profile", "the profile").decode("utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError("model.profile", str(path), "the profile is not UTF-8 text") from None
     rows = []
     for n, row in enumerate(csv.reader(text.splitlines()), 1):
         if not row or row[0].strip().startswith("#") or (n == 1 and row[0].strip() == "op"):
             continue
+        if len(rows) == PROFILE_MAX_ROWS:
+            raise ConfigError("model.profile", str(path), f"more than {PROFILE_MAX_ROWS:,} measurements")
         rows.append(_parse_row(path, n, row))
     if not rows:
         raise ConfigError("model.profile", str(path), "has no measurements")
-    return fit(rows, hw)
+    return rows
+
+
+def load_profile(path: str | Path, hw: Hardware) -> Calibration:
+    """Read and fit a profile CSV (see :func:`read_profile`)."""
+    return fit(read_profile(path), hw)

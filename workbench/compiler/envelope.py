@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from workbench.errors import ConfigError, check
+from workbench.limits import MAX_SHAPE
 
 POLICIES = ("reject", "pad", "recompile", "fallback")
 HIT, PADDED, RECOMPILED, FALLBACK, REJECTED = 0, 1, 2, 3, 4
@@ -39,8 +40,8 @@ class Bucket:
     max: int
 
     def __post_init__(self) -> None:
-        check(1 <= self.min <= self.opt <= self.max, f"envelope.{self.dim}", (self.min, self.opt, self.max),
-              "each bucket needs 1 <= min <= opt <= max")
+        check(1 <= self.min <= self.opt <= self.max <= MAX_SHAPE, f"envelope.{self.dim}",
+              (self.min, self.opt, self.max), f"each bucket needs 1 <= min <= opt <= max <= {MAX_SHAPE}")
 
     def holds(self, v: int) -> bool:
         """Whether a live value hits this bucket."""

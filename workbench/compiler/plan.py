@@ -95,6 +95,7 @@ class Plan:
     _memo: dict = field(default_factory=dict, compare=False, repr=False)  # cost memo, not state
 
     # --- costing -----------------------------------------------------------------------
+    # memo keys hold id(mapping); the memo also holds the mapping itself, so that id is never reused
 
     def kernel_costs(self, mapping: Mapping, batch: int, value: int) -> tuple[KernelCost, ...]:
         """Every kernel of ``mapping`` costed at (batch, value), tiled for that shape if specialised."""
@@ -108,18 +109,25 @@ class Plan:
                 costs = tuple(cost_kernel(g, k, dims, hw, t, cal, att)
                               for k, t in zip(mapping.kernels, mapping.tilings, strict=True))
             self._memo[key] = costs
+            self._memo[("mapping", id(mapping))] = mapping
         return self._memo[key]
 
     def phases(self, mapping: Mapping, batch: int, value: int) -> tuple[tuple[float, float], ...]:
         """The batch as its kernels in order: (isolated seconds, HBM bandwidth demand 0..1) each."""
-        return tuple((c.seconds, c.demand) for c in self.kernel_costs(mapping, batch, value))
+        key = ("phases", id(mapping), batch, value)  # memoised: the runtime asks once per batch shape and run
+        if key not in self._memo:
+            self._memo[key] = tuple((c.seconds, c.demand) for c in self.kernel_costs(mapping, batch, value))
+        return self._memo[key]
 
     def mapping_time(self, mapping: Mapping, batch: int, value: int) -> tuple[float, float]:
         """(seconds, mean bandwidth demand) of a batch through ``mapping``, alone on the chip."""
-        costs = self.kernel_costs(mapping, batch, value)
-        total = sum(c.seconds for c in costs)
-        moved = sum(c.demand * c.seconds for c in costs)
-        return total, (moved / total if total > 0 else 0.0)
+        key = ("time", id(mapping), batch, value)
+        if key not in self._memo:
+            costs = self.kernel_costs(mapping, batch, value)
+            total = sum(c.seconds for c in costs)
+            moved = sum(c.demand * c.seconds for c in costs)
+            self._memo[key] = total, (moved / total if total > 0 else 0.0)
+        return self._memo[key]
 
     def predict(self, bucket: int, batch: int) -> float:
         """The compiler's predicted latency of a batch in a bucket (isolated, at opt)."""
@@ -214,7 +222,11 @@ class PlanRun:
         demand is divided by the slowdown.
         """
         mapping, v, slow = self._timed(bucket, value)
-        return tuple((s * slow, u / slow) for s, u in self.plan.phases(mapping, size, v))
+        key = ("run phases", id(mapping), size, v, slow)
+        memo = self.plan._memo
+        if key not in memo:
+            memo[key] = tuple((s * slow, u / slow) for s, u in self.plan.phases(mapping, size, v))
+        return memo[key]
 
     def cost(self, bucket: int, size: int, value: int) -> tuple[float, float, float]:
         """(seconds, mean bandwidth demand, fallback seconds) of a batch: the runtime's cost callable."""

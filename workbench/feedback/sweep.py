@@ -21,7 +21,8 @@ from concurrent.futures import Executor, ProcessPoolExecutor
 from pathlib import Path
 
 from workbench.errors import ConfigError
-from workbench.scenario import parse_scenario, resolve
+from workbench.safe_io import write_file
+from workbench.scenario import parse_scenario, read_toml, resolve
 
 
 def parse_values(text: str) -> list:
@@ -36,17 +37,19 @@ def parse_values(text: str) -> list:
     return out
 
 
-def set_path(data: dict, path: str, value) -> None:
-    """Set a dotted path (list items by index) in a parsed TOML document."""
+def set_path(data: dict, path: str, value, what: str = "--set") -> None:
+    """Set a dotted path (list items by index) in a parsed TOML document; ``what`` names it in errors."""
     keys = path.split(".")
     node = data
     for i, k in enumerate(keys[:-1]):
         try:
-            node = node[int(k)] if isinstance(node, list) else node[k]
+            node = node[int(k)] if isinstance(node, list) else node[k] if isinstance(node, dict) else None
         except (KeyError, IndexError, ValueError):
-            raise ConfigError(f"--set {path}", ".".join(keys[: i + 1]), "no such key in the scenario") from None
-    if isinstance(node, list):
-        raise ConfigError(f"--set {path}", keys[-1], "cannot replace a list item")
+            node = None
+        if not isinstance(node, dict | list):
+            raise ConfigError(f"{what} {path}", ".".join(keys[: i + 1]), "no such table in the scenario")
+    if not isinstance(node, dict):
+        raise ConfigError(f"{what} {path}", keys[-1], "cannot replace a list item")
     node[keys[-1]] = value
 
 
@@ -92,10 +95,7 @@ def sweep(scenario: str, params: dict[str, list], seeds: list[int], requests: in
           executor: Executor | None = None, progress: Callable[[int, int], None] | None = _progress) -> list[dict]:
     """Run the closed loop on every grid point; rows come back in grid order."""
     path = resolve(scenario)
-    try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
-        raise ConfigError("scenario", str(path), f"cannot read ({e.__class__.__name__})") from None
+    raw = read_toml(path)
     points = grid(params, seeds)
     data = copy.deepcopy(raw)  # fail fast, in this process, on a bad path or value
     for point, _ in points[:1]:
@@ -105,25 +105,34 @@ def sweep(scenario: str, params: dict[str, list], seeds: list[int], requests: in
     jobs = [(raw, str(path), str(path.parent), point, seed, requests) for point, seed in points]
     own = executor is None
     executor = executor or ProcessPoolExecutor(max_workers=min(len(jobs), os.cpu_count() or 1))
+    futures = [executor.submit(run_point, j) for j in jobs]
     try:
-        futures = [executor.submit(run_point, j) for j in jobs]
         rows = []
         for i, f in enumerate(futures, 1):
-            rows.append(f.result())
+            rows.append(f.result())  # a ConfigError from a worker arrives here whole (it pickles)
             if progress:
                 progress(i, len(futures))
+    except BaseException:
+        for f in futures:  # a bad point ends the sweep: run nothing more
+            f.cancel()
+        if progress is _progress and rows:
+            sys.stderr.write("\n")  # end the progress bar's line before the error's
+        raise
     finally:
         if own:
-            executor.shutdown()
+            executor.shutdown(cancel_futures=True)
     return rows
 
 
 def write_csv(rows: list[dict], path: Path) -> None:
-    """One row per grid point."""
-    with path.open("w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
+    """One row per grid point (written safely: never through a link, see :mod:`workbench.safe_io`)."""
+    def write(tmp: str) -> None:
+        with open(tmp, "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(rows[0]))
+            w.writeheader()
+            w.writerows(rows)
+
+    write_file(path, write)
 
 
 def plot(rows: list[dict], param: str, path: Path) -> None:
@@ -144,5 +153,7 @@ def plot(rows: list[dict], param: str, path: Path) -> None:
     ax.set_ylim(-0.05, 1.05)
     ax.grid(alpha=0.3)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), fontsize=8)
-    fig.savefig(path, dpi=110, bbox_inches="tight")
-    plt.close(fig)
+    try:
+        write_file(path, lambda tmp: fig.savefig(tmp, format="png", dpi=110, bbox_inches="tight"))
+    finally:
+        plt.close(fig)

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import copy
 import os
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
 from workbench.errors import ConfigError
 from workbench.grading.reference import check_template, needs
+from workbench.limits import DRILL_MAX_BYTES
 
 ENV_DRILLS = "WORKBENCH_DRILLS"
 
@@ -157,17 +157,11 @@ def parse_drill(data: dict, where: str) -> Drill:
 
 
 def load_drill(path: str | Path) -> Drill:
-    """Read one drill file."""
+    """Read one drill file (a regular file of at most 1 MB)."""
+    from workbench.scenario import read_toml
+
     path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError:
-        raise ConfigError("(file)", str(path), "is not UTF-8 text", source=str(path)) from None
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError("(toml)", str(e), "malformed TOML", source=str(path)) from None
-    except OSError as e:
-        raise ConfigError("(file)", str(path), f"cannot read ({e.strerror})", source=str(path)) from None
-    return parse_drill(data, str(path))
+    return parse_drill(read_toml(path, DRILL_MAX_BYTES, "drill"), str(path))
 
 
 def drills_dir(override: str | Path | None = None) -> Path:
@@ -202,12 +196,16 @@ def drill_scenarios(drill: Drill, fixed: bool = False):
     """(baseline, regressed) scenarios of a drill, built from its scenario and overrides; with ``fixed``, also
     the proposed fix's scenario."""
     from workbench.feedback.sweep import set_path
-    from workbench.scenario import parse_scenario, resolve
+    from workbench.scenario import parse_scenario, read_toml, resolve
 
     base_dir = Path(drill.path).parent
     name = drill.scenario.name
-    path = base_dir / name if name.endswith(".toml") else resolve(name)
-    raw = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    where = f"{drill.path} [scenario]"
+    try:
+        path = base_dir / name if name.endswith(".toml") else resolve(name)
+        raw = read_toml(path)
+    except ConfigError as e:
+        raise ConfigError("scenario.name", name, f"cannot be loaded ({e})", source=where) from None
     out = []
     runs = [drill.scenario.baseline, drill.scenario.regressed]
     if fixed:  # the fix is applied on top of the regressed configuration
@@ -215,7 +213,10 @@ def drill_scenarios(drill: Drill, fixed: bool = False):
     for overrides in runs:
         data = copy.deepcopy(raw)
         data["requests"] = drill.scenario.requests
-        for key, value in overrides.items():
-            set_path(data, key, value)
-        out.append(parse_scenario(data, f"{drill.path} [scenario] {name}", Path(path).parent))
+        try:
+            for key, value in overrides.items():
+                set_path(data, key, value, what="drill override")
+        except ConfigError as e:
+            raise e.in_file(where) from None
+        out.append(parse_scenario(data, f"{where} {name}", Path(path).parent))
     return tuple(out)

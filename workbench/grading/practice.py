@@ -26,6 +26,8 @@ from workbench.grading.grader import ELEMENTS, Grade, check_answer, grade
 from workbench.grading.reference import needs, render
 from workbench.grading.store import Store, pick_drills
 from workbench.pipeline import run_scenario
+from workbench.safe_io import write_file
+from workbench.terminal import printable
 
 
 @dataclass(frozen=True)
@@ -118,9 +120,10 @@ def _figure(runs: dict, path: Path) -> Path:
     ax.set_xlabel("latency (ms), dashed: p99")
     ax.set_ylabel("CDF")
     ax.legend()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=100, bbox_inches="tight")
-    plt.close(fig)
+    try:
+        write_file(path, lambda tmp: fig.savefig(tmp, format="png", dpi=100, bbox_inches="tight"))
+    finally:
+        plt.close(fig)
     return path
 
 
@@ -158,9 +161,14 @@ def feedback(g: Grade) -> str:
 
 
 def session(drills: dict[str, Drill], store: Store, count: int = 1, topic: str | None = None,
-            minutes: float | None = None, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout,
+            minutes: float | None = None, stdin: TextIO | None = None, stdout: TextIO | None = None,
             figure_dir: Path | None = None) -> list[int]:
-    """Run a practice session; returns the ids of the saved attempts."""
+    """Run a practice session (stdin and stdout by default); returns the ids of the saved attempts.
+
+    What it prints is control-escaped; figures are saved only when ``figure_dir`` is given.
+    """
+    stdin = stdin or sys.stdin
+    stdout = _Escaped(stdout or sys.stdout)
     pool = [d for d in drills if topic is None or drills[d].topic == topic]
     if not pool:
         topics = sorted({d.topic for d in drills.values()})
@@ -196,11 +204,24 @@ def session(drills: dict[str, Drill], store: Store, count: int = 1, topic: str |
     return saved
 
 
+class _Escaped:
+    """A text stream that escapes control characters (drill text, answers quoted back, names from the store)."""
+
+    def __init__(self, stream: TextIO):
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        return self.stream.write(printable(text))
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+
 def progress_report(store: Store) -> str:
     """History and per-element rates."""
     attempts = store.attempts()
     if not attempts:
-        return f"no attempts yet in {store.path}"
+        return f"no attempts yet in {store.path}" + ("" if store.conn else " (no database there yet)")
     lines = [f"{len(attempts)} attempts in {store.path}", f"{'when':<17}{'drill':<34}{'verdict':<9}{'score':>5}"]
     for a in attempts[-20:]:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(a["finished_at"]))

@@ -3,23 +3,35 @@
 The database lives in the user's data folder (``$XDG_DATA_HOME/workbench`` or
 ``~/.local/share/workbench``), or where ``--db`` or ``$WORKBENCH_DB`` say. It runs in
 WAL mode with a busy timeout, so two sessions can write at once; each attempt is one
-transaction, so a session killed mid-way loses at most the attempt it was typing. A
-file that is not a database, or a database that fails its integrity check, is reported
-and never overwritten.
+transaction, so a session killed mid-way loses at most the attempt it was typing.
+
+Our stores carry a marker (``PRAGMA application_id`` and ``user_version``). An existing
+file is first opened read-only and checked: a store of ours, an older store of ours
+(no marker, exactly our ``attempts`` schema) or an empty database is accepted; anything
+else (another program's database, a file that is not a database, one that fails its
+integrity check, something that is not a regular file) is refused without a byte
+changed. A read-only store (``workbench progress``) never creates a file or a folder.
+Malformed rows are reported on one line naming the row, the column and the value.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import sqlite3
+import stat
 import time
+import urllib.parse
 from pathlib import Path
 
 from workbench.errors import ConfigError
 from workbench.grading.grader import ELEMENTS, Grade
 
 ENV_DB = "WORKBENCH_DB"
+APPLICATION_ID = 0x57424E43  # "WBNC": PRAGMA application_id of a workbench progress store
+SCHEMA_VERSION = 1  # PRAGMA user_version
+MAX_TIME_S = 32_503_680_000.0  # unix time of the year 3000: later finish times are malformed
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS attempts (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -37,6 +49,9 @@ CREATE TABLE IF NOT EXISTS interviews (
     transcript TEXT NOT NULL    -- JSON: {completed, turns: [{role, text, at, element?, answered?}]}
 );
 """
+COLUMNS = (("id", "INTEGER"), ("drill", "TEXT"), ("started_at", "REAL"), ("finished_at", "REAL"),
+           ("verdict", "TEXT"), ("score", "INTEGER"), ("elements", "TEXT"), ("answer", "TEXT"))
+UNTOUCHED = "it was left untouched"
 
 
 def default_db(override: str | Path | None = None) -> Path:
@@ -47,35 +62,102 @@ def default_db(override: str | Path | None = None) -> Path:
     return base / "workbench" / "progress.sqlite3"
 
 
-class Store:
-    """The attempts database."""
+def classify_db(conn: sqlite3.Connection) -> str:
+    """``ours``, ``legacy`` (our schema, no marker), ``empty``, or why the database is not ours."""
+    app = conn.execute("PRAGMA application_id").fetchone()[0]
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    objects = conn.execute("SELECT type, name FROM sqlite_master").fetchall()
+    tables = {name for kind, name in objects if kind == "table"}
+    columns = tuple((r[1], r[2].upper()) for r in conn.execute("PRAGMA table_info(attempts)"))
+    ours_schema = tables <= {"attempts", "sqlite_sequence", "interviews"} and columns == COLUMNS
+    if app == APPLICATION_ID:
+        if version != SCHEMA_VERSION:
+            return f"a workbench store of another schema version ({version})"
+        return "ours" if ours_schema else "marked as a workbench store, but its tables differ"
+    if app == 0 and version == 0:
+        if not objects:
+            return "empty"
+        if ours_schema:
+            return "legacy"
+    shown = ", ".join(sorted(tables)[:5]) or "none"
+    return f"not a workbench progress database (application_id {app}, tables: {shown})"
 
-    def __init__(self, path: str | Path | None = None):
+
+class Store:
+    """The attempts database; ``create=False`` opens read-only and never creates anything."""
+
+    def __init__(self, path: str | Path | None = None, create: bool = True):
         self.path = default_db(path)
+        self.conn: sqlite3.Connection | None = None
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
-            ok = self.conn.execute("PRAGMA quick_check").fetchone()[0]
-            if ok != "ok":
-                raise ConfigError("--db", str(self.path), f"the database fails its integrity check ({ok}); "
-                                  "it was left untouched")
-            for attempt in range(50):  # two sessions opening a new file at once: one sets it up, one waits
-                try:
-                    self.conn.execute("PRAGMA journal_mode=WAL")
-                    self.conn.executescript(SCHEMA)
-                    break
-                except sqlite3.OperationalError as e:
-                    if "locked" not in str(e) or attempt == 49:
-                        raise
-                    time.sleep(0.1)
-        except sqlite3.DatabaseError as e:
-            raise ConfigError("--db", str(self.path), f"cannot be used as the progress database ({e}); "
-                              "it was left untouched") from None
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            st = None
         except OSError as e:
             raise ConfigError("--db", str(self.path), f"cannot be opened ({e.strerror or e})") from None
+        if st is not None and not stat.S_ISREG(st.st_mode):
+            raise ConfigError("--db", str(self.path), f"is not a regular file; {UNTOUCHED}")
+        try:
+            if st is not None and st.st_size > 0:
+                self._check_read_only(keep=not create)
+            if create and self.conn is None:
+                self._open_for_writing()
+        except sqlite3.DatabaseError as e:
+            self.close()
+            raise ConfigError("--db", str(self.path), f"cannot be used as the progress database ({e}); "
+                              f"{UNTOUCHED}") from None
+        except OSError as e:
+            self.close()
+            raise ConfigError("--db", str(self.path), f"cannot be opened ({e.strerror or e})") from None
+
+    def _refuse(self, why: str) -> None:
+        self.close()
+        raise ConfigError("--db", str(self.path), f"{why}; {UNTOUCHED}")
+
+    def _check_read_only(self, keep: bool) -> None:
+        """Open read-only, refuse what is not ours; keep the connection when only reading."""
+        uri = f"file:{urllib.parse.quote(str(self.path.absolute()))}?mode=ro"
+        self.conn = sqlite3.connect(uri, uri=True, timeout=30.0, isolation_level=None)
+        kind = classify_db(self.conn)
+        if kind not in ("ours", "legacy", "empty"):
+            self._refuse(kind)
+        ok = self.conn.execute("PRAGMA quick_check").fetchone()[0]
+        if ok != "ok":
+            self._refuse(f"the database fails its integrity check ({ok})")
+        if not keep:
+            self.close()
+
+    def _open_for_writing(self) -> None:
+        """Open for writing; mark an empty or legacy store as ours, in one transaction (re-checked inside)."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
+        for attempt in range(50):  # two sessions opening a new file at once: one sets it up, one waits
+            try:
+                self.conn.execute("BEGIN IMMEDIATE")
+                kind = classify_db(self.conn)
+                if kind not in ("ours", "legacy", "empty"):
+                    self.conn.execute("ROLLBACK")
+                    self._refuse(kind)
+                if kind != "ours":
+                    self.conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+                    self.conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                for statement in SCHEMA.split(";"):  # every table IF NOT EXISTS: an older store gains interviews
+                    if statement.strip():
+                        self.conn.execute(statement)
+                self.conn.execute("COMMIT")
+                self.conn.execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError as e:
+                if self.conn.in_transaction:
+                    self.conn.execute("ROLLBACK")
+                if "locked" not in str(e) or attempt == 49:
+                    raise
+                time.sleep(0.1)
 
     def save(self, grade: Grade, answer: str, started_at: float, transcript: dict | None = None) -> int:
         """Record one attempt (and a mock interview's transcript) in one transaction; return its id."""
+        if self.conn is None:
+            raise ConfigError("--db", str(self.path), "was opened read-only")
         elements = json.dumps({k: e.present for k, e in grade.elements.items()})
         try:
             with self.conn:
@@ -92,16 +174,48 @@ class Store:
             raise ConfigError("--db", str(self.path), f"could not save the attempt ({e})") from None
 
     def attempts(self) -> list[dict]:
-        """Every attempt, oldest first."""
-        rows = self.conn.execute("SELECT id, drill, finished_at, verdict, score, elements FROM attempts "
-                                 "ORDER BY finished_at, id").fetchall()
-        return [{"id": r[0], "drill": r[1], "finished_at": r[2], "verdict": r[3], "score": r[4],
-                 "elements": json.loads(r[5])} for r in rows]
+        """Every attempt, oldest first; a malformed row is one :class:`ConfigError` naming it."""
+        if self.conn is None:
+            return []
+        try:
+            rows = self.conn.execute("SELECT id, drill, finished_at, verdict, score, elements FROM attempts "
+                                     "ORDER BY finished_at, id").fetchall()
+        except sqlite3.Error as e:
+            raise ConfigError("--db", str(self.path), f"cannot read the attempts ({e})") from None
+        return [self._row(r) for r in rows]
+
+    def _row(self, r: tuple) -> dict:
+        def bad(column: str, value: object, why: str) -> ConfigError:
+            return ConfigError(f"attempts row {r[0]}: {column}", value, f"{why} (malformed row)", str(self.path))
+
+        rid, drill, finished, verdict, score, raw = r
+        try:
+            elements = json.loads(raw) if isinstance(raw, str) else None
+        except (ValueError, RecursionError):
+            elements = None
+        if not isinstance(elements, dict) or not all(isinstance(v, bool) for v in elements.values()):
+            raise bad("elements", raw, "must be a JSON object of element -> true/false")
+        if isinstance(finished, bool) or not isinstance(finished, int | float) \
+                or not (math.isfinite(finished) and 0 <= finished <= MAX_TIME_S):
+            raise bad("finished_at", finished, "must be a unix time between 1970 and 3000")
+        if not isinstance(score, int) or isinstance(score, bool) or not 0 <= score <= 100:
+            raise bad("score", score, "must be an integer in [0, 100]")
+        for column, value in (("drill", drill), ("verdict", verdict)):
+            if not isinstance(value, str):
+                raise bad(column, value, "must be text")
+        return {"id": rid, "drill": drill, "finished_at": float(finished), "verdict": verdict, "score": score,
+                "elements": elements}
 
     def transcript(self, attempt: int) -> dict | None:
-        """A mock interview's transcript (None for a plain practice attempt)."""
-        row = self.conn.execute("SELECT transcript FROM interviews WHERE attempt = ?", (attempt,)).fetchone()
-        return json.loads(row[0]) if row else None
+        """A mock interview's transcript (None for a plain practice attempt, or a store without interviews)."""
+        if self.conn is None:
+            return None
+        try:
+            row = self.conn.execute("SELECT transcript FROM interviews WHERE attempt = ?", (attempt,)).fetchone()
+            return json.loads(row[0]) if row else None
+        except (sqlite3.Error, ValueError) as e:
+            raise ConfigError(f"interviews row {attempt}", "transcript", f"cannot be read ({e})", str(self.path)) \
+                from None
 
     def element_rates(self, drill: str | None = None) -> dict[str, float | None]:
         """Share of attempts in which each element was present (None with no attempts)."""
@@ -110,7 +224,9 @@ class Store:
 
     def close(self) -> None:
         """Close the connection."""
-        self.conn.close()
+        if self.conn is not None:
+            self.conn.close()
+            self.conn = None
 
 
 def pick_drills(drill_ids: list[str], store: Store, n: int) -> list[str]:

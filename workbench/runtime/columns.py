@@ -1,7 +1,8 @@
 """What an event loop hands back: the raw columns of a run, before assembly into a Trace.
 
-Both loops (the general one in :mod:`workbench.runtime.loop` and the FIFO fast path
-in :mod:`workbench.runtime.fastpath`) fill the same fields, so the engine assembles
+The loops (the general one in :mod:`workbench.runtime.loop`, its compiled form in
+:mod:`workbench.runtime.compiled` and the FIFO fast path in :mod:`workbench.runtime.fastpath`)
+fill the same fields, so the engine assembles
 their traces with the same code and tests can compare them field by field.
 """
 
@@ -13,6 +14,15 @@ from typing import Any
 import numpy as np
 
 FACTOR_CHUNK = 4096  # unit-mean service factors are drawn in chunks of this many, in batch order
+
+
+@dataclass(frozen=True, slots=True)
+class ResidencyCounts:
+    """The residency counters of a run (what the trace keeps of :class:`~workbench.runtime.residency.Residency`)."""
+
+    loads: int
+    evictions: int
+    overcommits: int
 
 
 @dataclass
@@ -29,10 +39,10 @@ class RunColumns:
     b_disp: Any | None  # float64 buffer, static batching only: when each batch was sealed
     req_batch: Any  # sequence of int per request: its batch, -1 if rejected
     outcome: Any  # sequence of int per request: index into trace.OUTCOMES
-    rejected_at: dict[int, float]  # request -> time of rejection (s)
+    rejected_at: dict[int, float] | np.ndarray  # request -> time of rejection (s); or per request, nan if not
     factor_chunks: list[np.ndarray]  # unit-mean service factors, one per batch, in batch order
-    b_extra: dict[int, float]  # batch -> extra seconds (recompile pause)
-    b_reload: dict[int, float]  # batch -> weights reload seconds
+    b_extra: dict[int, float] | np.ndarray  # batch -> extra seconds (recompile pause); or per batch
+    b_reload: dict[int, float] | np.ndarray  # batch -> weights reload seconds; or per batch
     busy_s: list[float]  # per core
-    residency: Any = None  # the Residency object, for its counters
+    residency: Any = None  # the Residency object or ResidencyCounts, for its counters
     block_curves: list[tuple[list[float], list[float]]] | None = None  # per class: (t, cumulative blocked s)

@@ -2,10 +2,12 @@
 
 The engine builds the queues (one per stream and shape bucket) and the batch classes
 (requests that may share a batch: same bucket, same model, same eligible cores),
-then runs one of two loops over them: the general event loop
-(:mod:`workbench.runtime.loop`) or, when the scenario is a single FIFO batch class
-with nothing that needs events (no timeouts, no contention, no residency), the exact
-recursion of :mod:`workbench.runtime.fastpath`, which gives the same trace faster.
+then runs one loop over them, all giving the same trace bit for bit: the general event
+loop compiled with numba (:mod:`workbench.runtime.compiled`) when numba is installed and
+it implements every policy of the run; else, when the scenario is a single FIFO batch
+class with nothing that needs events (no timeouts, no contention, no residency), the
+exact recursion of :mod:`workbench.runtime.fastpath`; else the readable general event
+loop (:mod:`workbench.runtime.loop`), the reference the other two are tested against.
 It assembles the loop's raw columns into a :class:`~workbench.runtime.trace.Trace`.
 All state, the seeded generator included, lives on the engine object.
 """
@@ -15,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from workbench.config import Scenario
+from workbench.runtime import compiled
 from workbench.runtime.columns import RunColumns
 from workbench.runtime.fastpath import fast_path_applies, run_fifo
 from workbench.runtime.loop import run_events
@@ -23,12 +26,17 @@ from workbench.runtime.service import AbstractLaw, ServiceModel
 from workbench.runtime.trace import Trace
 from workbench.runtime.workload import Requests, generate
 
+LOOPS = ("auto", "compiled", "fastpath", "python")
+
 
 class Engine:
     """One simulation run of a scenario through a service model."""
 
     def __init__(self, scenario: Scenario, model: ServiceModel | None = None,
-                 requests: Requests | None = None):
+                 requests: Requests | None = None, loop: str = "auto"):
+        if loop not in LOOPS:
+            raise ValueError(f"loop must be one of {LOOPS}, not {loop!r}")
+        self.loop = loop  # auto | compiled | fastpath | python (the last three only where they apply)
         self.scenario = scenario
         self.model = model if model is not None else AbstractLaw(scenario.service)
         self.requests = requests if requests is not None else generate(scenario)
@@ -64,9 +72,18 @@ class Engine:
             self.class_qs[class_of[key]].append(q)
         self.qid = qid
 
+    def chosen_loop(self) -> str:
+        """The loop this run takes: ``compiled``, ``fastpath`` or ``python`` (same trace whichever)."""
+        if self.loop in ("auto", "compiled") and compiled.compiled_applies(self):
+            return "compiled"
+        if self.loop in ("auto", "fastpath") and fast_path_applies(self):
+            return "fastpath"
+        return "python"
+
     def run(self) -> Trace:
         """Simulate every request to completion or rejection and return the trace."""
-        cols = run_fifo(self) if fast_path_applies(self) else run_events(self)
+        loop = self.chosen_loop()
+        cols = (compiled.run_compiled if loop == "compiled" else run_fifo if loop == "fastpath" else run_events)(self)
         return self._trace(cols)
 
     def _trace(self, v: RunColumns) -> Trace:
@@ -92,7 +109,9 @@ class Engine:
         scale, mean, mshare, fb = table[inverse.ravel()].T if nb else np.zeros((4, 0))
         extra, reload = np.zeros(nb), np.zeros(nb)
         for d, a in ((v.b_extra, extra), (v.b_reload, reload)):
-            if d:
+            if isinstance(d, np.ndarray):
+                a[:] = d[:nb]
+            elif d:
                 a[np.fromiter(d.keys(), np.int64)] = np.fromiter(d.values(), f8)
         iso = mean * scale * x
         work = iso + extra + reload
@@ -106,7 +125,9 @@ class Engine:
             return np.where(done, a[bi], fill) if len(a) else np.full(n, fill)
 
         rejected_s = np.full(n, np.nan)
-        if v.rejected_at:
+        if isinstance(v.rejected_at, np.ndarray):
+            rejected_s = v.rejected_at
+        elif v.rejected_at:
             rejected_s[np.fromiter(v.rejected_at.keys(), np.int64)] = np.fromiter(v.rejected_at.values(), f8)
         arrival, dispatch = req.arrival_s, per_req(b_disp)
         imbalance = np.zeros(n)
@@ -136,6 +157,11 @@ class Engine:
         )
 
 
-def simulate(scenario: Scenario, model: ServiceModel | None = None, requests: Requests | None = None) -> Trace:
-    """Run ``scenario`` (through ``model``, or its abstract service law) and return the trace."""
-    return Engine(scenario, model, requests).run()
+def simulate(scenario: Scenario, model: ServiceModel | None = None, requests: Requests | None = None,
+             loop: str = "auto") -> Trace:
+    """Run ``scenario`` (through ``model``, or its abstract service law) and return the trace.
+
+    ``loop`` picks the event loop (``auto``: the fastest that applies; ``python``: the readable
+    reference); every loop gives the same trace.
+    """
+    return Engine(scenario, model, requests, loop).run()

@@ -37,9 +37,24 @@ from workbench.runtime.trace import COMPLETED, REJECTED_BY_PLAN, REJECTED_QUEUE_
 
 if TYPE_CHECKING:
     from workbench.runtime.engine import Engine
+    from workbench.runtime.service import Classification
 
 INF = math.inf
 _COMPLETE, _TIMER = 0, 1
+
+
+def batch_cost(cls: Classification, bucket: int, size: int, key: int,
+               scale: float) -> tuple[float, float, tuple[tuple[float, float], ...]]:
+    """(mean isolated s, mean demand, phases) of a batch, scaled by its model; adjacent equal-demand phases merged."""
+    mean, mshare, _ = cls.cost(bucket, size, key)
+    ph = cls.phases(bucket, size, key) if cls.phases is not None else ((mean, mshare),)
+    merged: list[tuple[float, float]] = []
+    for d, u in ph:  # adjacent phases of equal demand are one phase
+        if merged and merged[-1][1] == u:
+            merged[-1] = (merged[-1][0] + d * scale, u)
+        else:
+            merged.append((d * scale, u))
+    return mean * scale, mshare, tuple(merged)
 
 
 def run_events(e: Engine, free: bool = True) -> RunColumns:  # noqa: C901 - the event loop is one function for speed
@@ -98,7 +113,6 @@ def run_events(e: Engine, free: bool = True) -> RunColumns:  # noqa: C901 - the 
     push, pop = heapq.heappush, heapq.heappop
     seq, waiting, demand = 0, 0, 0.0
     cost_cache: dict[tuple[int, int, int], tuple[float, float, tuple]] = {}
-    phases_of = cls.phases
     factor_chunks: list[np.ndarray] = []
     factors: list[float] = []
     fi = 0
@@ -153,16 +167,7 @@ def run_events(e: Engine, free: bool = True) -> RunColumns:  # noqa: C901 - the 
         key = max([shape_key[r] for r in members]) if shape_key is not None else 0
         cost = cost_cache.get((c, size, key))
         if cost is None:
-            mean, mshare, _ = cls.cost(class_bucket[c], size, key)
-            scale = scales[class_model[c]]
-            ph = phases_of(class_bucket[c], size, key) if phases_of is not None else ((mean, mshare),)
-            merged: list[tuple[float, float]] = []
-            for d, u in ph:  # adjacent phases of equal demand are one phase
-                if merged and merged[-1][1] == u:
-                    merged[-1] = (merged[-1][0] + d * scale, u)
-                else:
-                    merged.append((d * scale, u))
-            cost = cost_cache[(c, size, key)] = (mean * scale, mshare, tuple(merged))
+            cost = cost_cache[(c, size, key)] = batch_cost(cls, class_bucket[c], size, key, scales[class_model[c]])
         if fi == len(factors):  # one unit-mean factor per batch, drawn in chunks
             chunk = model.draw_factors(rng, FACTOR_CHUNK)
             factor_chunks.append(chunk)

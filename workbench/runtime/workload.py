@@ -8,11 +8,13 @@ random numbers), which is what makes before/after comparisons fair.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from workbench.config import Arrivals, Scenario, ShapeDist
+from workbench.limits import MAX_SHAPE
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,8 +38,9 @@ def _onoff(rng: np.random.Generator, a: Arrivals, n: int) -> np.ndarray:
     on_share = a.mean_on_s / (a.mean_on_s + a.mean_off_s)
     state_on = rng.random() < on_share
     t, chunks, count = 0.0, [], 0
+    per_cycle = a.rate_on * a.mean_on_s + a.rate_off * a.mean_off_s  # >= 0.01 (config)
+    k = 1024 if per_cycle >= 1.0 else min(2**20, 1024 * math.ceil(1.0 / per_cycle))  # ~1024+ arrivals a chunk
     while count < n:
-        k = 1024
         starts_on = np.arange(k) % 2 == (0 if state_on else 1)
         durations = np.where(starts_on, rng.exponential(a.mean_on_s, k), rng.exponential(a.mean_off_s, k))
         rates = np.where(starts_on, a.rate_on, a.rate_off)
@@ -49,6 +52,9 @@ def _onoff(rng: np.random.Generator, a: Arrivals, n: int) -> np.ndarray:
         count += len(times)
         t = begins[-1] + durations[-1]
     return np.concatenate(chunks)[:n]
+
+
+_CHUNK = 2**22  # requests x categories per block when sampling categories (32 MiB of float64)
 
 
 def _replay(a: Arrivals, n: int) -> np.ndarray:
@@ -83,6 +89,22 @@ def _param(dist: ShapeDist, name: str, f: np.ndarray | None) -> np.ndarray:
     return base + (target - base) * f
 
 
+def _categories(dist: ShapeDist, f: np.ndarray | None, r: np.ndarray) -> np.ndarray:
+    """Index of each request's category for uniform draws ``r``, in row chunks (memory: chunk x categories)."""
+    k = len(dist.values)
+    probs = np.asarray(dist.probs or [1.0] * k, dtype=float)
+    drifting = f is not None and "probs" in dist.drift.to
+    idx = np.empty(len(r), dtype=np.int64)
+    step = max(1, _CHUNK // k)  # rows per block: results are row by row, so the same for any block size
+    for a in range(0, len(r), step):
+        rows = slice(a, a + step)
+        p = _param(dist, "probs", f[rows]) if drifting else np.broadcast_to(probs, (len(r[rows]), k))
+        cum = np.cumsum(p, axis=1)
+        u = r[rows] * cum[:, -1]
+        idx[rows] = np.minimum((u[:, None] >= cum).sum(axis=1), k - 1)
+    return idx
+
+
 def sample_shapes(dist: ShapeDist, t: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """One dim's values (integers >= 1) for requests arriving at times ``t``."""
     f = _drift_factor(dist.drift, t) if dist.drift is not None else None
@@ -93,16 +115,8 @@ def sample_shapes(dist: ShapeDist, t: np.ndarray, rng: np.random.Generator) -> n
         z = rng.standard_normal(n)
         x = _param(dist, "median", f) * np.exp(_param(dist, "sigma", f) * z)
     else:
-        probs = np.asarray(dist.probs or [1.0] * len(dist.values), dtype=float)
-        if f is not None and "probs" in dist.drift.to:
-            p = _param(dist, "probs", f)
-        else:
-            p = np.broadcast_to(probs, (n, len(probs)))
-        cum = np.cumsum(p, axis=1)
-        u = rng.random(n) * cum[:, -1]
-        idx = np.minimum((u[:, None] >= cum).sum(axis=1), len(dist.values) - 1)
-        x = np.asarray(dist.values)[idx]
-    return np.maximum(np.rint(x), 1).astype(np.int64)
+        x = np.asarray(dist.values)[_categories(dist, f, rng.random(n))]
+    return np.clip(np.rint(x), 1, MAX_SHAPE).astype(np.int64)  # a far lognormal tail stays a shape
 
 
 def generate(scenario: Scenario) -> Requests:

@@ -1,0 +1,84 @@
+"""The general event loop compiled with numba: the same run as :mod:`workbench.runtime.loop`, faster.
+
+:func:`compiled_applies` says whether a run can take the compiled loop (numba installed,
+every policy one the compiled loop implements); :func:`run_compiled` runs it. The readable
+loop stays the reference: ``tests/test_compiled.py`` proves the two equal field by field,
+bit for bit, over random scenarios. numba and the compiled modules are imported on first
+use only, so importing the workbench does not pay for them; their machine code is cached
+on disk (``cache=True``) and warmed at set-up (``python -m workbench.runtime.compiled``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from workbench.runtime.columns import RunColumns
+    from workbench.runtime.engine import Engine
+
+_SLOT_LIMIT = 1 << 24  # cost-table entries (class x batch size x shape key); beyond, the Python loop runs
+
+
+def available() -> bool:
+    """Whether numba is installed."""
+    return importlib.util.find_spec("numba") is not None
+
+
+def compiled_applies(e: Engine) -> bool:
+    """Whether the compiled loop implements every policy of this run (otherwise the Python loop runs)."""
+    from workbench.runtime import policies as pol
+
+    if not available():
+        return False
+    if type(e.batching) not in (pol.NoBatching, pol.DynamicBatching, pol.StaticBatching):
+        return False
+    if type(e.discipline) not in (pol.Fifo, pol.StrictPriority, pol.WeightedFair):
+        return False
+    if type(e.placement) not in (pol.LeastLoaded, pol.RoundRobin, pol.Pinned):
+        return False
+    cores, n_cls = e.scenario.hardware.cores, len(e.class_qs)
+    if cores >= 1 << 16 or n_cls >= 1 << 16:  # a heap event packs its core or class in 16 bits
+        return False
+    keys = e.classification.shape_key
+    n_keys = 1 if keys is None else len(np.unique(keys))
+    return n_cls * (getattr(e.batching, "max_batch", 1) + 1) * n_keys <= _SLOT_LIMIT
+
+
+def run_compiled(e: Engine) -> RunColumns:
+    """The run's columns by the compiled loop (numba imported, and its cache loaded, on first call)."""
+    if "workbench.runtime.compiled.driver" not in sys.modules:
+        drop_stale_cache()
+    from workbench.runtime.compiled.driver import run_compiled as run
+
+    return run(e)
+
+
+def drop_stale_cache() -> None:
+    """Delete the on-disk machine code if any compiled module changed since it was built.
+
+    numba checks a cached function against its own source file only, so an edit to a module
+    it calls would leave stale code in use; a digest of all the package's sources, kept
+    beside the cache, catches that.
+    """
+    here = Path(__file__).parent
+    digest = hashlib.sha256(b"".join(p.read_bytes() for p in sorted(here.glob("*.py")))).hexdigest()
+    cache = here / "__pycache__"
+    stamp = cache / "sources.sha256"
+    try:
+        if stamp.read_text() == digest:
+            return
+    except OSError:
+        pass
+    for f in list(cache.glob("*.nbi")) + list(cache.glob("*.nbc")):
+        f.unlink(missing_ok=True)
+    try:
+        cache.mkdir(exist_ok=True)
+        stamp.write_text(digest)
+    except OSError:  # a read-only install: numba keeps its cache elsewhere
+        pass

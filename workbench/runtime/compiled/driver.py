@@ -1,0 +1,220 @@
+"""The compiled loop's Python side: lay the engine's state out as flat arrays, run, answer, assemble.
+
+The numba loop (:mod:`.run`) leaves to Python only for what lives in Python: the service
+model's unit-mean factors (drawn in chunks from the engine's generator, the same sequence
+as the reference loop's), the cost and phases of a (class, size, shape key) seen for the
+first time (the same ``batch_cost`` the reference loop memoises), and more room for the
+placement-blocking curves. Everything else runs compiled. The result is the reference
+loop's :class:`~workbench.runtime.columns.RunColumns`, field for field.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from workbench.runtime.columns import FACTOR_CHUNK, ResidencyCounts, RunColumns
+from workbench.runtime.compiled import layout as L
+from workbench.runtime.compiled.run import run_loop
+from workbench.runtime.loop import batch_cost
+from workbench.runtime.policies import DynamicBatching, Fifo, RoundRobin, StaticBatching, WeightedFair
+from workbench.runtime.trace import COMPLETED
+
+if TYPE_CHECKING:
+    from workbench.runtime.engine import Engine
+
+i8, i4, f8 = np.int64, np.int32, np.float64
+
+
+class _Run:
+    """The arrays of one compiled run, grouped as the numba loop takes them."""
+
+    def __init__(self, e: Engine):
+        self.e = e
+        sc, req, cls = e.scenario, e.requests, e.classification
+        n, n_cls, cores, ns = len(req), len(e.class_qs), sc.hardware.cores, len(sc.streams)
+        qid = e.qid
+        n_acc = int((qid >= 0).sum())
+        self.static = static = isinstance(e.batching, StaticBatching)
+        batching = isinstance(e.batching, DynamicBatching)
+        mb = e.batching.max_batch if batching else 1
+        cq_len = [len(qs) for qs in e.class_qs]
+        core_classes = [[c for c in range(n_cls) if k in e.class_cores[c]] for k in range(cores)]
+        csr = [_ptr(cq_len), _flat(e.class_qs), _ptr([len(cc) for cc in core_classes]), _flat(core_classes)]
+        # parameters
+        pi = np.zeros(L.N_PI, i8)
+        pi[L.P_N], pi[L.P_NCLS], pi[L.P_CORES], pi[L.P_MAXB] = n, n_cls, cores, mb
+        pi[L.P_BATCH] = L.B_STATIC if static else L.B_DYNAMIC if batching else L.B_NONE
+        pi[L.P_PLACE] = L.PL_LEAST if e.placement.conserving else L.PL_ROUND \
+            if isinstance(e.placement, RoundRobin) else L.PL_PINNED
+        pi[L.P_ONLINE], pi[L.P_MAXQ] = e.discipline.online, sc.scheduler.max_queue
+        pi[L.P_TRACK], pi[L.P_EXTRA] = not e.placement.conserving, cls.extra_s is not None
+        pi[L.P_NEUMAIER] = sys.version_info >= (3, 12)  # how this interpreter's sum() adds floats
+        pi[L.P_CQI], pi[L.P_KCP], pi[L.P_KCI] = np.cumsum([len(a) for a in csr[:3]])
+        pi[L.P_SMEM0] = n_acc
+        pref = np.array(e.batching.preferred if batching and not static else (), i8)
+        pi[L.P_NPREF] = len(pref)
+        pf = np.zeros(L.N_PF, f8)
+        pf[L.PF_DELAY] = e.batching.max_delay_s if batching else 0.0
+        pf[L.PF_TIMEOUT], pf[L.PF_BANDWIDTH] = sc.scheduler.timeout_s, sc.hardware.hbm_bandwidth_bytes_per_s
+        # per request
+        rf = np.empty((3, n), f8)
+        rf[L.RF_ARR], rf[L.RF_REJ] = req.arrival_s, np.nan
+        if isinstance(e.discipline, Fifo):
+            rf[L.RF_KEY] = np.arange(n)
+        elif e.discipline.online:
+            rf[L.RF_KEY] = 0.0
+        else:
+            rf[L.RF_KEY] = e.discipline.keys(req.stream, sc)
+        keyval, krank = (np.unique(np.asarray(cls.shape_key, dtype=i8), return_inverse=True)
+                         if cls.shape_key is not None else (np.zeros(1, i8), np.zeros(n, i8)))
+        ri4 = np.empty((5, n), i4)
+        ri4[L.RI_Q], ri4[L.RI_STREAM], ri4[L.RI_KRANK] = qid, req.stream, krank.ravel()
+        ri4[L.RI_BATCH], ri4[L.RI_OUT] = -1, COMPLETED
+        extra = np.ascontiguousarray(cls.extra_s, dtype=f8) if cls.extra_s is not None else np.zeros(0, f8)
+        self.R = (rf, ri4, extra)
+        # queues: each a slice of qbuf, in arrival order; then the sealed batches' members
+        nq = len(e.q_class)
+        qt = np.zeros((3, nq), i8)
+        qt[L.QT_HEAD, 1:] = np.cumsum(np.bincount(qid[qid >= 0], minlength=nq))[:-1]
+        qt[L.QT_TAIL], qt[L.QT_CLASS] = qt[L.QT_HEAD], e.q_class
+        self.Q = (np.zeros(2 * n_acc if static else n_acc, i4), qt, np.concatenate(csr).astype(i4))
+        cli = np.zeros((5, n_cls), i8)
+        cli[L.CL_MODEL], cli[L.CL_SBHEAD], cli[L.CL_SBTAIL] = e.class_model, -1, -1
+        clf = np.zeros((3, n_cls), f8)
+        clf[L.CF_TIMER] = -1.0
+        sw = np.zeros((2, ns), f8)
+        if isinstance(e.discipline, WeightedFair):
+            sw[L.SW_INVW] = e.discipline.inv_w
+        n_sb = n_acc if static else 0
+        self.K = (cli, clf, sw, np.zeros((3, n_sb), i8), np.zeros(n_sb, f8))
+        nb = max(n_acc, 1)  # every batch holds at least one request
+        self.B = (np.zeros((4, nb), i8), np.zeros((5, nb), f8))
+        ci = np.zeros((7, cores), i8)
+        ci[L.C_IDLE], ci[L.C_BATCH] = 1, -1
+        cf = np.zeros((8, cores), f8)
+        cf[L.K_RATE] = 1.0
+        self.C = [ci, cf, np.zeros((2, cores, 4), f8)]
+        cap = n_acc + cores + 8  # timers <= accepted requests, live completions <= cores; stale ones compacted
+        self.H = (np.zeros(cap, f8), np.zeros((2, cap), i8))
+        self.T = [np.full((n_cls, mb + 1, len(keyval)), -1, i4), np.zeros(16, f8), np.zeros((2, 16), i8),
+                  np.zeros((2, 64), f8)]
+        self.keyval, self.n_cost, self.n_ph = keyval, 0, 0
+        si, sf = np.zeros(L.N_SI, i8), np.zeros(L.N_SF, f8)
+        si[L.N_IDLE] = cores
+        models = sc.models
+        self.res = bool(models) and any(m.weights_bytes for m in models)
+        pi[L.P_RES] = self.res
+        rres = np.zeros((4, len(models)), i8)
+        if self.res:
+            pi[L.P_CAPACITY] = cap_b = sc.hardware.hbm_capacity_bytes
+            for m, spec in enumerate(models):  # warm start: load in order while they fit
+                rres[L.R_WEIGHTS, m] = spec.weights_bytes
+                if si[L.USED_BYTES] + spec.weights_bytes <= cap_b:
+                    rres[L.R_RESIDENT, m], rres[L.R_STAMP, m] = 1, m
+                    si[L.USED_BYTES] += spec.weights_bytes
+            si[L.CLOCK] = len(models)
+        self.X = [rres, np.zeros(0, f8), np.zeros(mb + max(cq_len, default=1), i8), np.zeros(256, i4),
+                  np.zeros((2, 256), f8)]
+        self.P, self.si, self.sf = (pi, pf, pref), si, sf
+        self.scales = [m.service_scale for m in models] or [1.0]
+
+    def step(self) -> int:
+        """Run the compiled loop until it finishes or asks for something."""
+        return run_loop(self.P, self.R, self.Q, self.K, self.B, tuple(self.C), self.H, tuple(self.T), tuple(self.X),
+                        self.si, self.sf)
+
+    def more_factors(self) -> None:
+        """Draw the next chunks of unit-mean factors, in order (at least doubling what is drawn)."""
+        e, fac = self.e, self.X[1]
+        want = max(len(fac) + FACTOR_CHUNK, 2 * len(fac))
+        chunks = [fac]
+        while sum(len(c) for c in chunks) < want:
+            chunks.append(e.model.draw_factors(e.rng, FACTOR_CHUNK))
+        self.X[1] = np.ascontiguousarray(np.concatenate(chunks), dtype=f8)
+        self.si[L.NF] = len(self.X[1])
+
+    def add_cost(self) -> None:
+        """Cost the batch the loop asked about (the reference loop's memoised ``batch_cost``)."""
+        e, si = self.e, self.si
+        c, size, top = int(si[L.MISS_C]), int(si[L.MISS_S]), int(si[L.MISS_K])
+        slot, cmean, cph, ph = self.T
+        mean, _, phases = batch_cost(e.classification, e.class_bucket[c], size, int(self.keyval[top]),
+                                     self.scales[e.class_model[c]])
+        j, k, m = self.n_cost, self.n_ph, len(phases)
+        if j == len(cmean):
+            cmean, cph = _grow(cmean), _grow(cph)
+        while k + m > ph.shape[1]:
+            ph = _grow(ph)
+        cmean[j], cph[0, j], cph[1, j] = mean, k, m
+        for i, (d, u) in enumerate(phases, start=k):
+            ph[0, i], ph[1, i] = d, u
+        slot[c, size, top] = j
+        self.n_cost, self.n_ph = j + 1, k + m
+        self.T = [slot, cmean, cph, ph]
+        todo = self.C[2]
+        if todo.shape[2] < m + 2:  # room for a recompile pause and a reload before the kernels
+            wider = np.zeros((2, todo.shape[1], m + 2), f8)
+            wider[:, :, :todo.shape[2]] = todo
+            self.C[2] = wider
+
+    def grow_blocks(self) -> None:
+        """Double the blocking-curve buffers."""
+        self.X[3], self.X[4] = _grow(self.X[3]), _grow(self.X[4])
+
+    def columns(self) -> RunColumns:
+        """The run's raw columns, as the reference loop returns them."""
+        e, si = self.e, self.si
+        nb = int(si[L.NBATCH])
+        bi, bf = self.B
+        rf, ri4, _ = self.R
+        curves = None
+        if not e.placement.conserving:
+            n = int(si[L.BCOUNT])
+            bc, bt, bv = self.X[3][:n], self.X[4][0, :n], self.X[4][1, :n]
+            curves = [(np.concatenate(([0.0], bt[bc == c])), np.concatenate(([0.0], bv[bc == c])))
+                      for c in range(len(e.class_qs))]
+        res = None
+        if self.res:
+            res = ResidencyCounts(int(si[L.LOADS]), int(si[L.EVICTIONS]), int(si[L.OVERCOMMITS]))
+        return RunColumns(
+            nbatch=nb, b_core=bi[L.BI_CORE, :nb], b_class=bi[L.BI_CLASS, :nb], b_size=bi[L.BI_SIZE, :nb],
+            b_key=self.keyval[bi[L.BI_KEY, :nb]], b_start=bf[L.BF_START], b_end=bf[L.BF_END],
+            b_disp=bf[L.BF_DISP] if self.static else None, req_batch=ri4[L.RI_BATCH],
+            outcome=ri4[L.RI_OUT].astype(np.int8), rejected_at=rf[L.RF_REJ],
+            factor_chunks=[self.X[1][:int(si[L.NF])]], b_extra=bf[L.BF_EXTRA, :nb], b_reload=bf[L.BF_RELOAD, :nb],
+            busy_s=self.C[1][L.K_BUSY], residency=res, block_curves=curves)
+
+
+def _ptr(lengths: list[int]) -> np.ndarray:
+    return np.concatenate(([0], np.cumsum(lengths, dtype=i8))).astype(i4)
+
+
+def _flat(lists: list[list[int]]) -> np.ndarray:
+    return np.array([x for xs in lists for x in xs], dtype=i4)
+
+
+def _grow(a: np.ndarray) -> np.ndarray:
+    """``a`` with its last axis doubled, contents kept."""
+    out = np.zeros(a.shape[:-1] + (2 * a.shape[-1],), a.dtype)
+    out[..., :a.shape[-1]] = a
+    return out
+
+
+def run_compiled(e: Engine) -> RunColumns:
+    """The run's columns by the compiled loop (same contract, and same values, as ``loop.run_events``)."""
+    run = _Run(e)
+    while True:
+        status = run.step()
+        if status == L.DONE:
+            return run.columns()
+        if status == L.NEED_FACTORS:
+            run.more_factors()
+        elif status == L.NEED_COST:
+            run.add_cost()
+        elif status == L.NEED_ROOM:
+            run.grow_blocks()
+        else:
+            raise RuntimeError(f"compiled loop: unknown status {status}")

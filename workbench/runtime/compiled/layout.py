@@ -1,0 +1,65 @@
+"""The compiled loop's memory layout: which row or slot of which flat array holds what.
+
+The loop's state is a handful of numpy arrays laid out by :mod:`.driver` and passed to
+the numba functions one by one (a compiled call that passes an array on costs a
+reference-count update per array, and a call with more than 30 arguments cannot be
+inlined, so related columns share one 2-D array). These constants are that layout:
+compile-time names, not state.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+INF = np.inf
+COMPLETE, TIMER = 0, 1  # heap event kinds
+
+# scalar state: int64 ``si`` and float64 ``sf``
+(NEXT, SEQ, NBATCH, FI, NF, WAITING, HSIZE, BCOUNT, TURN, RESUME, N_IDLE, N_ACTIVE, SB_COUNT, SMEM_TOP,
+ USED_BYTES, LOADS, EVICTIONS, OVERCOMMITS, CLOCK, MISS_C, MISS_S, MISS_K) = range(22)
+N_SI = 22
+NOW, DEMAND, VIRTUAL, STALE_MAX = range(4)
+N_SF = 4
+
+# parameters: int64 ``pi`` and float64 ``pf``; ``pref`` holds the preferred batch sizes, largest first
+(P_N, P_NCLS, P_CORES, P_BATCH, P_MAXB, P_PLACE, P_ONLINE, P_MAXQ, P_TRACK, P_EXTRA, P_RES, P_NEUMAIER,
+ P_NPREF, P_CAPACITY, P_CQI, P_KCP, P_KCI, P_SMEM0) = range(18)
+N_PI = 18
+PF_DELAY, PF_TIMEOUT, PF_BANDWIDTH = range(3)
+N_PF = 3
+B_NONE, B_DYNAMIC, B_STATIC = range(3)  # batching
+PL_LEAST, PL_ROUND, PL_PINNED = range(3)  # placement
+
+# per request: float64 ``rf`` and int32 ``ri4`` rows
+RF_ARR, RF_KEY, RF_REJ = range(3)  # arrival (s), discipline key, time of rejection (s; nan)
+RI_Q, RI_STREAM, RI_KRANK, RI_BATCH, RI_OUT = range(5)  # queue (-1 refused), stream, shape-key rank, batch, outcome
+
+# queues: ``qbuf`` (int32) holds each queue's requests in a slice, then (static batching) the sealed
+# batches' members from pi[P_SMEM0]; ``qt`` (int64) rows per queue
+QT_HEAD, QT_TAIL, QT_CLASS = range(3)
+# ``csr`` (int32): [class -> queues pointers | queue ids | core -> classes pointers | class ids]
+
+# per class: int64 ``cli`` and float64 ``clf`` rows; per stream: float64 ``sw`` rows
+CL_N, CL_MODEL, CL_BLOCKED, CL_SBHEAD, CL_SBTAIL = range(5)
+CF_TIMER, CF_SINCE, CF_CUM = range(3)
+SW_FINISH, SW_INVW = range(2)
+# sealed static batches: int64 ``sb`` rows, float64 ``sbt`` (when sealed)
+SB_OFF, SB_LEN, SB_NEXT = range(3)
+
+# per core: int64 ``ci`` and float64 ``cf`` rows; ``todo`` (2, cores, phases): a batch's phases (s, demand)
+C_IDLE, C_BATCH, C_VER, C_FREE, C_PI, C_PN, C_ACT = range(7)  # C_ACT: the active cores, in order
+K_BUSY, K_RATE, K_M, K_REM, K_LAST, K_MAX, K_T0, K_HUNG = range(8)  # K_HUNG: scratch for water-filling
+
+# per batch: int64 ``bi`` and float64 ``bf`` rows
+BI_CORE, BI_CLASS, BI_SIZE, BI_KEY = range(4)  # BI_KEY: the shape-key rank
+BF_START, BF_END, BF_DISP, BF_EXTRA, BF_RELOAD = range(5)
+
+# the heap: float64 ``ht`` (time) and int64 ``hq`` rows
+HQ_SEQ, HQ_PAY = range(2)
+
+# residency: int64 ``rres`` rows per model
+R_WEIGHTS, R_RESIDENT, R_STAMP, R_IN_USE = range(4)
+
+# what the loop asks of Python when it returns, and where it goes on when re-entered
+DONE, NEED_FACTORS, NEED_COST, NEED_ROOM = range(4)
+GO_ON, REDO_DISPATCH = range(2)

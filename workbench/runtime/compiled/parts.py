@@ -1,0 +1,178 @@
+"""The compiled loop's leaf parts: the event heap, Python's float sum, batching rules, HBM residency.
+
+Each mirrors a piece of the readable loop (:mod:`workbench.runtime.loop`) or its policies
+(:mod:`workbench.runtime.policies`, :mod:`workbench.runtime.residency`) on flat arrays,
+operation for operation, so the compiled run equals the reference bit for bit. They are
+leaves (they call no compiled function that takes arrays), which keeps them free of
+reference counting; none allocates. Layout names in :mod:`.layout`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from workbench.runtime.compiled import layout as L
+
+
+@njit(cache=True, _nrt=False)
+def pack(kind: int, a: int, ver: int) -> int:
+    """One int64 for an event's kind, its core or class (16 bits), and the core's version."""
+    return (ver << 17) | (a << 1) | kind
+
+
+@njit(cache=True, _nrt=False)
+def push(ht, hq, si, sf, ci, t: float, payload: int) -> None:
+    """Push an event at ``t`` with the next sequence number: the heap orders by (time, seq).
+
+    When full, superseded completions (a re-timed phase's old end) are dropped first: their
+    only trace in the reference loop is the run's last instant, kept in ``sf[STALE_MAX]``.
+    The heap holds at most one live completion per core and one timer per class and
+    deadline, so the driver's capacity always leaves room after that.
+    """
+    n = si[L.HSIZE]
+    if n == len(ht):
+        w = 0
+        for i in range(n):
+            p = hq[L.HQ_PAY, i]
+            if (p & 1) == L.COMPLETE and (p >> 17) != ci[L.C_VER, (p >> 1) & 0xFFFF]:
+                if ht[i] > sf[L.STALE_MAX]:
+                    sf[L.STALE_MAX] = ht[i]
+                continue
+            ht[w], hq[0, w], hq[1, w] = ht[i], hq[0, i], hq[1, i]
+            w += 1
+        n = w
+        for top in range(n // 2 - 1, -1, -1):  # heapify: sift each parent down
+            tt, ts, tp, i = ht[top], hq[0, top], hq[1, top], top
+            while True:
+                c = 2 * i + 1
+                if c >= n:
+                    break
+                if c + 1 < n and (ht[c + 1] < ht[c] or (ht[c + 1] == ht[c] and hq[0, c + 1] < hq[0, c])):
+                    c += 1
+                if not (ht[c] < tt or (ht[c] == tt and hq[0, c] < ts)):
+                    break
+                ht[i], hq[0, i], hq[1, i] = ht[c], hq[0, c], hq[1, c]
+                i = c
+            ht[i], hq[0, i], hq[1, i] = tt, ts, tp
+    seq = si[L.SEQ] + 1
+    si[L.SEQ] = seq
+    si[L.HSIZE] = n + 1
+    i = n
+    while i > 0:  # sift up: the new event has the largest seq, so it passes every later-or-equal time
+        parent = (i - 1) >> 1
+        pt = ht[parent]
+        if pt < t or (pt == t and hq[0, parent] < seq):
+            break
+        ht[i], hq[0, i], hq[1, i] = pt, hq[0, parent], hq[1, parent]
+        i = parent
+    ht[i], hq[0, i], hq[1, i] = t, seq, payload
+
+
+@njit(cache=True, _nrt=False)
+def pop(ht, hq, si) -> int:
+    """Remove the earliest event; return its payload."""
+    p = hq[L.HQ_PAY, 0]
+    n = si[L.HSIZE] - 1
+    si[L.HSIZE] = n
+    if n > 0:  # sift the last entry down from the root
+        t, s, q, i = ht[n], hq[0, n], hq[1, n], 0
+        while True:
+            c = 2 * i + 1
+            if c >= n:
+                break
+            if c + 1 < n and (ht[c + 1] < ht[c] or (ht[c + 1] == ht[c] and hq[0, c + 1] < hq[0, c])):
+                c += 1
+            if not (ht[c] < t or (ht[c] == t and hq[0, c] < s)):
+                break
+            ht[i], hq[0, i], hq[1, i] = ht[c], hq[0, c], hq[1, c]
+            i = c
+        ht[i], hq[0, i], hq[1, i] = t, s, q
+    return p
+
+
+@njit(cache=True, _nrt=False)
+def pysum(cf, row: int, ci, n: int, neumaier: bool) -> float:
+    """``sum([cf[row][k] for k in active])`` as CPython computes it (Neumaier-compensated from 3.12)."""
+    if n == 0:
+        return 0.0
+    f = 0.0 + cf[row, ci[L.C_ACT, 0]]
+    if not neumaier:
+        for i in range(1, n):
+            f += cf[row, ci[L.C_ACT, i]]
+        return f
+    c = 0.0
+    for i in range(1, n):
+        x = cf[row, ci[L.C_ACT, i]]
+        t = f + x
+        if abs(f) >= abs(x):
+            c += (f - t) + x
+        else:
+            c += (x - t) + f
+        f = t
+    if c != 0.0 and np.isfinite(c):
+        f += c
+    return f
+
+
+@njit(cache=True, _nrt=False)
+def take(pi, pf, pref, waiting: int, oldest: float, now: float) -> int:
+    """How many of ``waiting`` requests leave now (0 = none yet): NoBatching, DynamicBatching, StaticBatching."""
+    kind = pi[L.P_BATCH]
+    if kind == L.B_NONE:
+        return 1
+    if waiting >= pi[L.P_MAXB]:
+        return pi[L.P_MAXB]
+    if kind == L.B_DYNAMIC:
+        for j in range(pi[L.P_NPREF]):
+            if waiting >= pref[j]:
+                return pref[j]
+    return waiting if now >= oldest + pf[L.PF_DELAY] else 0
+
+
+@njit(cache=True, _nrt=False)
+def deadline(pi, pf, oldest: float) -> float:
+    """When a not-yet-ready class must be looked at again."""
+    return L.INF if pi[L.P_BATCH] == L.B_NONE else oldest + pf[L.PF_DELAY]
+
+
+@njit(cache=True, _nrt=False)
+def _evict_until(rres, si, budget: int) -> None:
+    """Evict idle models, least recently used first, until at most ``budget`` bytes are resident."""
+    while si[L.USED_BYTES] > budget:
+        victim, oldest = -1, 0
+        for m in range(rres.shape[1]):
+            if rres[L.R_RESIDENT, m] and rres[L.R_IN_USE, m] == 0 and (victim < 0 or rres[L.R_STAMP, m] < oldest):
+                victim, oldest = m, rres[L.R_STAMP, m]
+        if victim < 0:
+            return
+        rres[L.R_RESIDENT, victim] = 0
+        si[L.USED_BYTES] -= rres[L.R_WEIGHTS, victim]
+        si[L.EVICTIONS] += 1
+
+
+@njit(cache=True, _nrt=False)
+def acquire(rres, si, capacity: int, bandwidth: float, m: int) -> float:
+    """A batch of model ``m`` starts: the reload seconds it pays (0 when resident); LRU by stamp."""
+    rres[L.R_IN_USE, m] += 1
+    si[L.CLOCK] += 1
+    if rres[L.R_RESIDENT, m]:
+        rres[L.R_STAMP, m] = si[L.CLOCK]
+        return 0.0
+    need = rres[L.R_WEIGHTS, m]
+    _evict_until(rres, si, capacity - need)
+    if si[L.USED_BYTES] + need > capacity:
+        si[L.OVERCOMMITS] += 1
+    rres[L.R_RESIDENT, m] = 1
+    rres[L.R_STAMP, m] = si[L.CLOCK]
+    si[L.USED_BYTES] += need
+    si[L.LOADS] += 1
+    return need / bandwidth
+
+
+@njit(cache=True, _nrt=False)
+def release(rres, si, capacity: int, m: int) -> None:
+    """A batch of model ``m`` finished; an overcommit is paid back as soon as models go idle."""
+    rres[L.R_IN_USE, m] -= 1
+    if si[L.USED_BYTES] > capacity:
+        _evict_until(rres, si, capacity)
