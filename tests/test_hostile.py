@@ -74,3 +74,13 @@ def test_answer_file_reads_are_bounded(tmp_path, capsys):
     big.write_bytes(b"x" * 200_000)
     assert main(["grade", "--drill", "fusion-memory-bursts", "--answer-file", str(big)]) == 2
     assert "at most 20,000 characters" in capsys.readouterr().err
+
+
+def test_a_new_output_file_gets_the_usual_mode_not_the_temp_files(tmp_path):
+    out = tmp_path / "t.json"
+    old = os.umask(0o022)
+    try:
+        assert main(["run", "mm1", "--requests", "200", "--trace", str(out)]) == 0
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(out.stat().st_mode) == 0o644

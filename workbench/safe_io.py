@@ -52,13 +52,19 @@ def write_file(path: Path, write: Callable[[str], object]) -> None:
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")
         os.close(fd)
         write(tmp)
-        if mode is not None:
-            os.chmod(tmp, mode)
+        os.chmod(tmp, mode if mode is not None else 0o666 & ~_umask())  # a new file gets the usual mode
         os.replace(tmp, path)
     except OSError:
         if tmp is not None:
             Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _umask() -> int:
+    """The process umask (read by setting it and putting it back)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def write_bytes(path: Path, data: bytes) -> None:
