@@ -74,6 +74,24 @@ def cell_errors(page, name: str) -> list[str]:
     }}""")
 
 
+def figure_outputs(page, name: str) -> list[tuple[int, bool, bool]]:
+    """(cell, shows an image, shows a '<Figure size' text) for every code cell whose last line is ``fig``."""
+    return page.evaluate(f"""() => {{
+        const out = [], cells = {nb(name)}.content.model.cells;
+        for (let i = 0; i < cells.length; i++) {{
+            const c = cells.get(i);
+            if (c.type !== 'code') continue;
+            const lines = c.sharedModel.getSource().trim().split('\\n');
+            if (lines[lines.length - 1].trim() !== 'fig') continue;
+            const outs = c.outputs.toJSON();
+            const image = outs.some(o => o.data && o.data['image/png']);
+            const text = JSON.stringify(outs).includes('<Figure size');
+            out.push([i, image, text]);
+        }}
+        return out;
+    }}""")
+
+
 def assert_widgets_rendered(page, name: str) -> None:
     text = page.inner_text(".jp-Notebook")
     for bad in ("Error displaying widget", "model not found", "Failed to load model"):
@@ -90,6 +108,12 @@ def test_notebook_runs_in_jupyterlab_with_rendered_widgets(browser, lab, name):
         page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
         assert cell_errors(page, name) == [], f"{name}: cells raised"
         assert_widgets_rendered(page, name)
+        figures = figure_outputs(page, name)
+        if name in ("00_tour", "01_shape_envelopes", "03_batching_and_queues"):
+            assert figures, f"{name}: its figure cells were not found"
+        for cell, image, as_text in figures:  # figures render as images, never as a repr
+            assert image and not as_text, f"{name}: cell {cell} shows no figure"
+        assert "<Figure size" not in page.inner_text(".jp-Notebook"), f"{name}: a figure printed as text"
         if name in ("01_shape_envelopes", "02_fusion_and_memory"):
             move_slider_and_check(page, name)
     finally:

@@ -13,16 +13,13 @@ import io
 import math
 from pathlib import Path
 
-import matplotlib
+import numpy as np
+from matplotlib.figure import Figure
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-
-from workbench.analysis.metrics import DRIVERS  # noqa: E402
-from workbench.feedback.guard import LoopResult  # noqa: E402
-from workbench.feedback.telemetry import bucket_telemetry, compile_profile  # noqa: E402
-from workbench.safe_io import write_bytes  # noqa: E402
+from workbench.analysis.metrics import DRIVERS
+from workbench.feedback.guard import LoopResult
+from workbench.feedback.telemetry import bucket_telemetry, compile_profile
+from workbench.safe_io import write_bytes
 
 NO_MODEL_NOTE = ("This scenario has no [model] section, so there is no compiled plan: the compile profile, "
                  "bucket telemetry and compile-time actions (re-bucketing, fusion) do not apply. Runtime "
@@ -66,13 +63,13 @@ def _config(sc) -> dict:
 def _png(fig) -> bytes:
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
-    plt.close(fig)
     return buf.getvalue()
 
 
 def figures(loop: LoopResult) -> dict[str, bytes]:
     """Before/after latency CDFs with p50/p95/p99 marks, and the tail drivers before/after."""
-    fig, ax = plt.subplots(figsize=(7, 3.6))
+    fig = Figure(figsize=(7, 3.6))
+    ax = fig.subplots()
     for label, tr, color in (("baseline", loop.baseline, "tab:red"), ("after retuning", loop.final, "tab:blue")):
         if tr is None:
             continue
@@ -86,7 +83,8 @@ def figures(loop: LoopResult) -> dict[str, bytes]:
     ax.legend(loc="lower right")
     ax.grid(alpha=0.3)
     cdf = _png(fig)
-    fig, ax = plt.subplots(figsize=(7, 2.8))
+    fig = Figure(figsize=(7, 2.8))
+    ax = fig.subplots()
     before = loop.baseline_summary["tail_drivers"]
     after = (loop.final_summary or loop.baseline_summary)["tail_drivers"]
     y = np.arange(len(DRIVERS))

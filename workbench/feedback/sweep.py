@@ -137,23 +137,18 @@ def write_csv(rows: list[dict], path: Path) -> None:
 
 def plot(rows: list[dict], param: str, path: Path) -> None:
     """Accuracy and adaptation gain against the first swept parameter, mean over seeds."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     import numpy as np
+    from matplotlib.figure import Figure
 
     xs = sorted({r[param] for r in rows})
     acc = [np.mean([r["bucket_hit_rate"] or 0.0 for r in rows if r[param] == x]) for x in xs]
     gain = [np.mean([r["adaptation_gain"] for r in rows if r[param] == x]) for x in xs]
-    fig, ax = plt.subplots(figsize=(7, 3.8))
+    fig = Figure(figsize=(7, 3.8))  # no pyplot: no global figure state, no backend switch
+    ax = fig.subplots()
     ax.plot(xs, acc, "o-", color="tab:blue", label="compile-time mapping accuracy (bucket hit rate)")
     ax.plot(xs, gain, "s-", color="tab:red", label="runtime adaptation gain (relative p99 improvement)")
     ax.set_xlabel(param)
     ax.set_ylim(-0.05, 1.05)
     ax.grid(alpha=0.3)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), fontsize=8)
-    try:
-        write_file(path, lambda tmp: fig.savefig(tmp, format="png", dpi=110, bbox_inches="tight"))
-    finally:
-        plt.close(fig)
+    write_file(path, lambda tmp: fig.savefig(tmp, format="png", dpi=110, bbox_inches="tight"))

@@ -106,12 +106,10 @@ def evidence(drill: Drill, figure_dir: Path | None = None) -> tuple[str, Path | 
 
 
 def _figure(runs: dict, path: Path) -> Path:
-    import matplotlib
+    from matplotlib.figure import Figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6.5, 3.2))
+    fig = Figure(figsize=(6.5, 3.2))  # no pyplot: no global figure state, no backend switch
+    ax = fig.subplots()
     for (name, tr), color in zip(runs.items(), ("tab:blue", "tab:red"), strict=True):
         lat = np.sort(tr.latency_s[tr.measured & tr.completed]) * 1e3
         ax.plot(lat, np.arange(1, len(lat) + 1) / len(lat), color=color, label=name)
@@ -120,10 +118,7 @@ def _figure(runs: dict, path: Path) -> Path:
     ax.set_xlabel("latency (ms), dashed: p99")
     ax.set_ylabel("CDF")
     ax.legend()
-    try:
-        write_file(path, lambda tmp: fig.savefig(tmp, format="png", dpi=100, bbox_inches="tight"))
-    finally:
-        plt.close(fig)
+    write_file(path, lambda tmp: fig.savefig(tmp, format="png", dpi=100, bbox_inches="tight"))
     return path
 
 

@@ -9,30 +9,41 @@ from __future__ import annotations
 
 import io
 
-import matplotlib
+import numpy as np
+from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter, NullFormatter
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-from matplotlib.ticker import FuncFormatter, NullFormatter  # noqa: E402
-
-from workbench.analysis.metrics import DRIVERS  # noqa: E402
-from workbench.runtime.trace import Trace  # noqa: E402
+from workbench.analysis.metrics import DRIVERS
+from workbench.runtime.trace import Trace
 
 COLORS = ("tab:blue", "tab:red", "tab:green", "tab:orange", "tab:purple", "tab:brown")
 MARKS = ((50, ":"), (95, "--"), (99, "-"))
 
 
+DPI = 100
+
+
 def png(fig) -> bytes:
     """The figure as PNG bytes (for an Image widget or a report)."""
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=80)
+    fig.savefig(buf, format="png", dpi=DPI)
     return buf.getvalue()
+
+
+class ShownFigure(Figure):
+    """A matplotlib figure that shows itself as a PNG wherever it is displayed (JupyterLab, nbconvert HTML,
+    GitHub's renderer), with no pyplot state and no backend switch: library code never calls ``pyplot``."""
+
+    def _repr_png_(self) -> bytes:
+        buf = io.BytesIO()
+        self.savefig(buf, format="png", dpi=DPI, bbox_inches="tight")  # no label clipped in a notebook
+        return buf.getvalue()
 
 
 def new_figure(ncols: int = 2, width: float = 10.0, height: float = 3.4):
     """A figure with ``ncols`` side-by-side axes (kept by a panel and redrawn; fixed margins, no layout engine)."""
-    fig, axes = plt.subplots(1, ncols, figsize=(width, height))
+    fig = ShownFigure(figsize=(width, height))
+    axes = fig.subplots(1, ncols)
     fig.subplots_adjust(left=0.07, right=0.98, bottom=0.17, top=0.88, wspace=0.45)
     return fig, list(np.atleast_1d(axes))
 
