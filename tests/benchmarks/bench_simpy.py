@@ -3,8 +3,9 @@
 In one process: requests simulated per second for the workbench engine and for the
 idiomatic SimPy peer (``simpy_peer.py``), their ratio, and both p99 latencies with a
 95% interval from batch means over 20 consecutive blocks of requests, so "the p99s
-agree" can be read against the noise of the run. The models: FIFO M/M/4 (fast path),
-Poisson into a dynamic batcher on 4 cores (fast path, and the general loop), and two
+agree" can be read against the noise of the run. The models: FIFO M/M/4, Poisson into
+a dynamic batcher on 4 cores (each through the loop the engine picks, and the batcher
+also through the Python and compiled general loops), and two
 classes under strict non-preemptive priority on 4 cores (needs the general loop),
 whose mean waits are checked against Cobham's formula on both sides.
 
@@ -107,7 +108,7 @@ def in_process(n: int, seed: int = 11) -> None:
                   hardware=Hardware(cores=cores), service=Service(law="exponential", base_s=service_s))
     ours = best_of(lambda: simulate(sc).latency_s, repeats=5)
     peer = best_of(lambda: mmc_fifo(rate, service_s, cores, n, seed))
-    report("M/M/4 FIFO", n, ours, peer)
+    report(f"M/M/4 FIFO ({Engine(sc).chosen_loop()} loop)", n, ours, peer)
     # model 2: Poisson into the dynamic batcher on 4 cores
     b = BATCHER
     sc = Scenario(streams=(Stream("s", Arrivals(rate=b["rate"])),), seed=seed, requests=n, warmup_fraction=0.0,
@@ -117,7 +118,7 @@ def in_process(n: int, seed: int = 11) -> None:
     ours = best_of(lambda: simulate(sc).latency_s, repeats=5)
     peer = best_of(lambda: dynamic_batcher(b["rate"], b["base_s"], b["per_item_s"], b["cores"], b["max_batch"],
                                            b["max_delay_s"], n, seed))
-    report("dynamic batcher, 4 cores", n, ours, peer)
+    report(f"dynamic batcher, 4 cores ({Engine(sc).chosen_loop()} loop)", n, ours, peer)
     # the same model through the general event loop (what priorities, pinning or contention use):
     # the readable Python loop, and its compiled form (numba), each with its trace assembled
     engine = Engine(sc)
