@@ -85,3 +85,13 @@ def test_unreachable_scheduler_is_one_line_exit_2(tmp_path):
                                   "--executor", f"tcp://127.0.0.1:{port}", "--out", str(tmp_path / "sw")])
     assert status == 2, err
     assert len(err.strip().splitlines()) == 1 and "no Dask scheduler answered" in err
+
+
+def test_missing_dask_is_one_line_exit_2(monkeypatch, tmp_path):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "distributed", None)  # as if the cluster extra were not installed
+    status, out, err = run_cli(["sweep", "mm1", "--set", "hardware.cores=1", "--requests", "200",
+                                "--executor", "tcp://127.0.0.1:8786", "--out", str(tmp_path / "sw")])
+    assert status == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and "pip install 'workbench[cluster]'" in err
