@@ -101,3 +101,31 @@ def test_general_loop_agrees_with_erlang_c(cores):
     e = Engine(scenario(rates=(lam,), cores=cores, requests=100_000, seed=9, service=Service(base_s=1 / mu)))
     tr = e._trace(run_events(e))
     assert_close(measured(tr, "wait_s"), erlang_c_wait(lam, mu, cores))
+
+
+def cobham_mmc_waits(lams: tuple[float, ...], mu: float, c: int) -> list[float]:
+    """M/M/c, non-preemptive priority, equal service rates: the mean wait of each class (Cobham).
+
+    ``W_k = C(c, a) / (c mu) / ((1 - sigma_{k-1}) (1 - sigma_k))``, where ``C`` is the Erlang-C
+    probability of waiting at the total load ``a = sum(lams) / mu`` and ``sigma_k`` the
+    utilisation of classes 1..k (class 1 served first).
+    """
+    lam = sum(lams)
+    p_wait = erlang_c_wait(lam, mu, c) * (c * mu - lam)  # Erlang C = W_q (c mu - lambda)
+    w0, sigma, out = p_wait / (c * mu), 0.0, []
+    for rate in lams:
+        before, sigma = sigma, sigma + rate / (c * mu)
+        out.append(w0 / ((1 - before) * (1 - sigma)))
+    return out
+
+
+@pytest.mark.parametrize("loop", ["auto", "python"])
+def test_mm4_nonpreemptive_priority_cobham(loop):
+    """Two classes, strict non-preemptive priority on 4 cores (general loop, compiled and Python): Cobham per class."""
+    lams, mu, c = (1.2, 2.0), 1.0, 4
+    e = Engine(scenario(rates=lams, cores=c, requests=300_000, seed=12, service=Service(base_s=1 / mu),
+                        scheduler=Scheduler(discipline="priority")), loop=loop)
+    assert e.chosen_loop() != "fastpath"
+    tr = e.run()
+    for k, expected in enumerate(cobham_mmc_waits(lams, mu, c)):
+        assert_close(measured(tr, "wait_s", k), expected)

@@ -171,10 +171,23 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_sweep(args: argparse.Namespace) -> int:
-    """``workbench sweep``: the closed loop over a grid; writes sweep.csv and sweep.png."""
+def _sweep_executor(where: str, workers: int):
+    """``--executor``: None (the sweep's own local process pool), one thread, or a Dask cluster."""
+    import re
     from concurrent.futures import ThreadPoolExecutor
 
+    from workbench.feedback.sweep import dask_executor
+
+    if where == "local":
+        return ThreadPoolExecutor(max_workers=1) if workers == 1 else None
+    if not re.fullmatch(r"(tcp|tls|inproc|ucx|ws|wss)://\S+", where):
+        raise UsageError(f"--executor {where[:80]!r}: expected local or a Dask scheduler address "
+                         "such as tcp://host:8786")
+    return dask_executor(where)
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    """``workbench sweep``: the closed loop over a grid; writes sweep.csv and sweep.png."""
     from workbench.feedback.sweep import parse_values, plot, sweep, write_csv
 
     params = {}
@@ -193,8 +206,12 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if not ok:
         raise UsageError(f"--seeds {args.seeds[:80]!r}: expected comma-separated integers >= 0, e.g. 1,2,3")
     out = _writable_folder(Path(args.out or "sweep-out"))
-    executor = ThreadPoolExecutor(max_workers=1) if args.workers == 1 else None
-    rows = sweep(args.scenario, params, seeds, args.requests, executor=executor)
+    executor = _sweep_executor(args.executor, args.workers)
+    try:
+        rows = sweep(args.scenario, params, seeds, args.requests, executor=executor)
+    finally:
+        if executor is not None:
+            executor.shutdown(cancel_futures=True)
     try:  # both written safely (workbench.safe_io)
         write_csv(rows, out / "sweep.csv")
         plot(rows, next(iter(params)), out / "sweep.png")
@@ -338,7 +355,11 @@ def build_parser() -> argparse.ArgumentParser:
                     help="a TOML path and its values, e.g. streams.0.shapes.seq.drift.median=400,800,1600")
     sw.add_argument("--seeds", default="1", help="comma-separated seeds (default 1)")
     sw.add_argument("--requests", type=int, help="override the request count of every point")
-    sw.add_argument("--workers", type=int, default=0, help="1: run in this process; default: local processes")
+    sw.add_argument("--workers", type=int, default=0,
+                    help="with --executor local, 1: run in this process; default: local processes")
+    sw.add_argument("--executor", default="local", metavar="local|ADDRESS",
+                    help="local (default): processes on this machine; or a Dask distributed scheduler, "
+                         "e.g. tcp://host:8786 (needs pip install 'workbench[cluster]')")
     sw.add_argument("--out", help="folder for sweep.csv and sweep.png (default sweep-out)")
     sw.set_defaults(func=cmd_sweep)
     gr = sub.add_parser("grade", help="grade an answer to an interview drill")

@@ -5,7 +5,10 @@ A parameter is a dotted path into the scenario's TOML (list items by index), e.g
 records the compile-time mapping accuracy (bucket hit rate) and the runtime adaptation
 gain, so the seed's figure can be drawn: as shapes drift past the envelope, accuracy
 falls and the gain from retuning rises. Points run on local processes by default
-(``concurrent.futures``); pass another executor to run them elsewhere.
+(``concurrent.futures``); pass another executor to run them elsewhere, e.g. a Dask
+cluster through :func:`dask_executor` (``workbench sweep --executor tcp://host:8786``).
+Rows stream back as points finish, in whatever order, and are returned in grid order;
+a point's result depends only on its parameters and seed, never on where it ran.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import os
 import sys
 import tomllib
 from collections.abc import Callable
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 from pathlib import Path
 
 from workbench.errors import ConfigError
@@ -105,23 +108,62 @@ def sweep(scenario: str, params: dict[str, list], seeds: list[int], requests: in
     jobs = [(raw, str(path), str(path.parent), point, seed, requests) for point, seed in points]
     own = executor is None
     executor = executor or ProcessPoolExecutor(max_workers=min(len(jobs), os.cpu_count() or 1))
-    futures = [executor.submit(run_point, j) for j in jobs]
+    futures = {executor.submit(run_point, j): i for i, j in enumerate(jobs)}
+    rows: list[dict | None] = [None] * len(jobs)
+    done = 0
     try:
-        rows = []
-        for i, f in enumerate(futures, 1):
-            rows.append(f.result())  # a ConfigError from a worker arrives here whole (it pickles)
+        for f in as_completed(futures):  # as points finish, wherever they ran
+            rows[futures[f]] = f.result()  # a ConfigError from a worker arrives here whole (it pickles)
+            done += 1
             if progress:
-                progress(i, len(futures))
+                progress(done, len(futures))
     except BaseException:
         for f in futures:  # a bad point ends the sweep: run nothing more
             f.cancel()
-        if progress is _progress and rows:
+        if progress is _progress and done:
             sys.stderr.write("\n")  # end the progress bar's line before the error's
         raise
     finally:
         if own:
             executor.shutdown(cancel_futures=True)
-    return rows
+    return [r for r in rows if r is not None]
+
+
+def dask_executor(address: str, timeout_s: float | None = None) -> Executor:
+    """A ``concurrent.futures`` executor on the Dask distributed scheduler at ``address``.
+
+    Needs the optional ``cluster`` extra (``pip install 'workbench[cluster]'``) here and
+    ``workbench`` importable on the workers. Close it with ``shutdown()``, which also
+    closes the client. Refuses, as a :class:`ConfigError`, a missing Dask or a scheduler
+    that does not answer within ``timeout_s`` (default: Dask's ``distributed.comm.timeouts.connect``,
+    30 s unless configured, e.g. ``DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT=5s``).
+    """
+    try:
+        from distributed import Client
+    except ImportError:
+        raise ConfigError("--executor", address, "needs Dask: pip install 'workbench[cluster]'") from None
+    try:
+        client = Client(address, **({} if timeout_s is None else {"timeout": timeout_s}))
+    except (OSError, TimeoutError, ValueError) as e:
+        raise ConfigError("--executor", address, f"no Dask scheduler answered ({e.__class__.__name__})") from None
+    return _ClientPool(client)
+
+
+class _ClientPool(Executor):
+    """A Dask client as an executor whose shutdown closes the client too."""
+
+    def __init__(self, client) -> None:
+        self.client = client
+        self._pool = client.get_executor(pure=False)  # every point runs, even two alike
+
+    def submit(self, fn, /, *args, **kwargs):
+        return self._pool.submit(fn, *args, **kwargs)
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        try:
+            self._pool.shutdown(wait=wait and not cancel_futures)
+        finally:
+            self.client.close()
 
 
 def write_csv(rows: list[dict], path: Path) -> None:
