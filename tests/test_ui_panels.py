@@ -118,3 +118,18 @@ def test_controls_only_allow_valid_values_and_never_update_mid_drag(cls):
         if isinstance(c, w.Dropdown):
             assert c.value in c.options
     assert len(p.timings_s) == 1 and p.image.value[:4] == b"\x89PNG"
+
+
+def test_refused_requests_and_overload_are_always_said():
+    from workbench.ui import figures as f
+    from workbench.ui.compiler_panels import ShapeEnvelopePanel
+
+    panel = ShapeEnvelopePanel()
+    panel.ctrl["median"].value = panel.ctrl["median"].max
+    panel.ctrl["policy"].value = "reject"
+    assert "REFUSED:" in panel.summary.value and "over completed requests only" in panel.summary.value
+    panel.ctrl["policy"].value = "fallback"  # nothing refused: nothing said
+    assert "REFUSED" not in panel.summary.value
+    overloaded = {"rejected": 0, "refused_share": 0.0, "load": {"overloaded": True, "note": "queue grows 40 req/s"}}
+    assert f.status_text(overloaded) == "OVERLOADED: queue grows 40 req/s"
+    assert f.status_text({"rejected": 0, "refused_share": 0.0, "load": {"overloaded": False}}) == ""

@@ -150,6 +150,25 @@ def stream_p99(ax, summary: dict) -> None:
     ax.legend(fontsize=8)
 
 
+def status_text(summary: dict) -> str:
+    """Refused requests (by reason) and overload, said plainly; empty when neither happened.
+
+    Percentiles are over completed requests only, so a run that refuses most of its
+    traffic can show a fine p99: this line is what keeps a panel honest about that.
+    """
+    lines = []
+    measured = summary.get("measured") or summary.get("requests") or 0
+    refused = summary.get("refused_share", 0.0)
+    if summary.get("rejected"):
+        reasons = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in summary.get("rejected_by", {}).items() if v)
+        lines.append(f"REFUSED: {refused:.1%} of the {measured} measured requests (reasons over the whole run: "
+                     f"{reasons}); the percentiles above are over completed requests only")
+    load = summary.get("load") or {}
+    if load.get("overloaded"):
+        lines.append("OVERLOADED: " + (load.get("note") or "arrivals outpace service; queues grow without bound"))
+    return "\n".join(lines)
+
+
 def streams_text(summary: dict) -> str:
     """Per-stream p99 and the fairness index."""
     parts = [f"{n} p99 {s['latency_s']['p99'] * 1e3:.3f} ms" for n, s in summary["streams"].items()]

@@ -20,6 +20,7 @@ from typing import Any
 import ipywidgets as w
 
 from workbench.errors import ConfigError
+from workbench.ui import figures as f
 from workbench.ui.figures import png
 
 
@@ -121,15 +122,21 @@ class Panel:
         self.result = result
         self.draw(result)
         self.image.value = png(self.fig)
-        self.summary.value = f"<pre>{html.escape(self.text(result))}</pre>"
+        self.summary.value = f"<pre>{html.escape(self.full_text(result))}</pre>"
         self.timings_s.append(time.perf_counter() - start)
+
+    def full_text(self, result: Any) -> str:
+        """The panel's text, then what a learner must never miss: refused requests and overload."""
+        summary = result.get("summary") if isinstance(result, dict) else None
+        status = f.status_text(summary) if isinstance(summary, dict) else ""
+        return self.text(result) + (f"\n{status}" if status else "")
 
     def show_static(self) -> None:
         """The figure and text without widgets (for renderers with no widget front end)."""
         from IPython.display import Image, display
 
         display(Image(png(self.fig)))
-        print(self.text(self.result))
+        print(self.full_text(self.result))
 
     def _ipython_display_(self) -> None:
         from IPython.display import display

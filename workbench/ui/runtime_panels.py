@@ -53,11 +53,10 @@ class BatchingPanel(Panel):
     def text(self, r):
         s = r["summary"]
         util = np.mean(s["cores"]["utilization"])
-        note = f"\n{s['load']['note']}" if s["load"]["overloaded"] else ""
         return (f"throughput {s['throughput_rps']:.0f} req/s, core utilisation {util:.0%}, mean batch "
                 f"{s['batch_size']['mean']:.2f}\n" + f.latency_text({"latency": r["trace"]})
                 + f"\nwait: p50 {s['wait_s']['p50'] * 1e3:.3f} ms, p95 {s['wait_s']['p95'] * 1e3:.3f} ms, "
-                  f"p99 {s['wait_s']['p99'] * 1e3:.3f} ms" + note)
+                  f"p99 {s['wait_s']['p99'] * 1e3:.3f} ms")
 
 
 class FairnessPanel(Panel):
