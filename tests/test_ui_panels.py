@@ -133,3 +133,14 @@ def test_refused_requests_and_overload_are_always_said():
     overloaded = {"rejected": 0, "refused_share": 0.0, "load": {"overloaded": True, "note": "queue grows 40 req/s"}}
     assert f.status_text(overloaded) == "OVERLOADED: queue grows 40 req/s"
     assert f.status_text({"rejected": 0, "refused_share": 0.0, "load": {"overloaded": False}}) == ""
+
+
+def test_pad_past_the_largest_bucket_says_it_refuses_like_reject():
+    from workbench.ui.compiler_panels import ShapeEnvelopePanel
+
+    panel = ShapeEnvelopePanel()
+    panel.ctrl["median"].value = panel.ctrl["median"].max
+    panel.ctrl["policy"].value = "pad"
+    assert "refused exactly as under reject" in panel.summary.value
+    panel.ctrl["median"].value = 128  # everything fits a bucket: nothing to say
+    assert "exactly as under reject" not in panel.summary.value

@@ -41,7 +41,7 @@ class ShapeEnvelopePanel(Panel):
                                     recompile_pause_s=0.05)
         sc = dataclasses.replace(base, streams=(stream,), model=model, requests=self.requests)
         trace = self.simulate(sc)
-        return {"trace": trace, "summary": summarize(trace)}
+        return {"trace": trace, "summary": summarize(trace), "policy": policy}
 
     def draw(self, r):
         tr, s = r["trace"], r["summary"]
@@ -64,9 +64,13 @@ class ShapeEnvelopePanel(Panel):
     def text(self, r):
         s = r["summary"]
         reasons = "; ".join(f"{k}: {v}" for k, v in s["misses"]["by_reason"].items()) or "none"
+        note = ""
+        if r.get("policy") == "pad" and s["rejected_by"].get("out_of_envelope"):
+            note = ("\npad can only pad a shape up to a bucket that holds it: shapes past the largest bucket have "
+                    "none, so they are refused exactly as under reject")
         return (f"bucket hit rate {s['bucket_hit_rate']:.1%} (specialised {s['specialised_rate']:.1%})\n"
                 f"misses by reason: {reasons}\n" + f.latency_text({"latency": r["trace"]}) + "\n"
-                + f.drivers_text(s))
+                + f.drivers_text(s) + note)
 
 
 class FusionPanel(Panel):
