@@ -142,5 +142,8 @@ def test_pad_past_the_largest_bucket_says_it_refuses_like_reject():
     panel.ctrl["median"].value = panel.ctrl["median"].max
     panel.ctrl["policy"].value = "pad"
     assert "refused exactly as under reject" in panel.summary.value
-    panel.ctrl["median"].value = 128  # everything fits a bucket: nothing to say
+    panel.ctrl["envelope"].value = "128 ... 2048 (5 buckets)"
+    panel.ctrl["median"].value = 128
+    panel.ctrl["drift_to"].value = 128  # everything fits a bucket: nothing refused, nothing to say
+    assert panel.result["summary"]["rejected_by"]["out_of_envelope"] == 0
     assert "exactly as under reject" not in panel.summary.value
