@@ -135,3 +135,16 @@ def test_a_closed_terminal_saves_what_was_answered(tmp_path):
     (attempt,) = store.attempts()
     assert not store.transcript(attempt["id"])["completed"]
     assert store.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def test_control_characters_in_an_answer_are_escaped_when_quoted_back(tmp_path):
+    import io
+
+    from workbench.grading.interview import run_interview
+
+    out = io.StringIO()
+    answer = "p99 of the chat stream doubled \x1b]0;pwned\x07\x1b[2J once prompts passed 512 tokens.\n.\n"
+    store = Store(tmp_path / "p.sqlite3")
+    run_interview(DRILL, store, "table", "reference", stdin=io.StringIO(answer), stdout=out)
+    text = out.getvalue()
+    assert "\x1b" not in text and "\x07" not in text and "doubled" in text

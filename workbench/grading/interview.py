@@ -113,9 +113,11 @@ def run_interview(drill: Drill, store: Store, evidence_text: str, reference: str
                   max_follow_ups: int = 4, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout) -> int | None:
     """A mock interview in the terminal; Ctrl-C, a closed terminal (SIGHUP) or the end of input saves what was
     answered. Returns the attempt."""
+    from workbench.grading.practice import Escaped
+
     previous = _on_hangup()
-    try:
-        return _run(drill, store, evidence_text, reference, minutes, max_follow_ups, stdin, stdout)
+    try:  # the answer quoted back is user input: control characters are escaped when printed
+        return _run(drill, store, evidence_text, reference, minutes, max_follow_ups, stdin, Escaped(stdout))
     finally:
         if previous is not None:
             signal.signal(signal.SIGHUP, previous)

@@ -163,7 +163,7 @@ def session(drills: dict[str, Drill], store: Store, count: int = 1, topic: str |
     What it prints is control-escaped; figures are saved only when ``figure_dir`` is given.
     """
     stdin = stdin or sys.stdin
-    stdout = _Escaped(stdout or sys.stdout)
+    stdout = Escaped(stdout or sys.stdout)
     pool = [d for d in drills if topic is None or drills[d].topic == topic]
     if not pool:
         topics = sorted({d.topic for d in drills.values()})
@@ -199,7 +199,7 @@ def session(drills: dict[str, Drill], store: Store, count: int = 1, topic: str |
     return saved
 
 
-class _Escaped:
+class Escaped:
     """A text stream that escapes control characters (drill text, answers quoted back, names from the store)."""
 
     def __init__(self, stream: TextIO):
