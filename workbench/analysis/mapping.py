@@ -29,24 +29,41 @@ def mapping_summary(trace: Trace) -> dict | None:
         return None
     run = svc.info["run"]
     reasons = svc.info["reasons"]
-    m = trace.measured
+    n = len(trace.arrival_s)
+    i0 = int(n * trace.scenario.warmup_fraction)  # the measured requests are the suffix from i0
+    any_measured = i0 < n
     kinds = run.kind
-    bucket = trace.bucket
+    bucket = trace.bucket[i0:]
     k = len(run.plan.buckets)
     _, rec0, gen = run.ids()
     hit = (bucket >= 0) & (bucket < k)
     specialised = hit | ((bucket >= rec0) & (bucket < gen))
-    mapping = trace.labels["mapping"]
-    reason = trace.labels["miss_reason"]
-    by_outcome = {MISS_KINDS[i]: int(((mapping == i) & m & ~hit).sum()) for i in range(1, len(MISS_KINDS))}
-    by_outcome["hit_recompiled_bucket"] = int((m & specialised & ~hit).sum())
-    by_reason = {r: int(((reason == i) & m).sum()) for i, r in enumerate(reasons)}
-    # per batch facts, computed once per distinct (bucket, size, key)
-    t0 = trace.arrival_s[m][0] if m.any() else 0.0
+    missed = ~hit
+    mapping = trace.labels["mapping"][i0:][missed]  # the misses only: few, so counting them is cheap
+    reason = trace.labels["miss_reason"][i0:]
+    by_outcome = {MISS_KINDS[i]: int(np.count_nonzero(mapping == i)) for i in range(1, len(MISS_KINDS))}
+    by_outcome["hit_recompiled_bucket"] = int(np.count_nonzero(specialised & missed))
+    by_reason = {r: int(np.count_nonzero(reason == i)) for i, r in enumerate(reasons)}
+    hit_rate = float(np.count_nonzero(hit) / len(hit)) if any_measured else 0.0
+    specialised_rate = float(np.count_nonzero(specialised) / len(hit)) if any_measured else 0.0
+    del hit, specialised, missed, mapping, bucket
+    # per batch facts, computed once per distinct (bucket, size, key): a 1-D unique of one code
+    t0 = trace.arrival_s[i0] if any_measured else 0.0
     measured_batch = trace.batch_start_s >= t0
-    rows = np.stack([trace.batch_bucket, trace.batch_size, trace.batch_shape_key])[:, measured_batch]
-    uniq, inv = np.unique(rows, axis=1, return_inverse=True) if rows.shape[1] else (np.zeros((3, 0)), np.zeros(0))
-    prof = [run.batch_profile(int(b), int(s), int(v)) for b, s, v in uniq.T.tolist()]
+    bb = trace.batch_bucket[measured_batch].astype(np.int64)
+    bs = trace.batch_size[measured_batch].astype(np.int64)
+    bk = trace.batch_shape_key[measured_batch]
+    if len(bb) and min(bb.min(), bs.min(), bk.min()) >= 0:
+        ws, wk = int(bs.max()) + 1, int(bk.max()) + 1
+        codes, inv = np.unique((bb * ws + bs) * wk + bk, return_inverse=True)
+        uniq = [(c // (ws * wk), c // wk % ws, c % wk) for c in codes.tolist()]
+    elif len(bb):
+        rows, inv = np.unique(np.stack([bb, bs, bk]), axis=1, return_inverse=True)
+        uniq = [tuple(r) for r in rows.T.tolist()]
+    else:
+        uniq, inv = [], np.zeros(0, dtype=np.int64)
+    del bb, bs, bk
+    prof = [run.batch_profile(int(b), int(s), int(v)) for b, s, v in uniq]
     inv = np.asarray(inv, dtype=np.int64).ravel()
     launches = np.array([p["launches"] for p in prof])[inv] if prof else np.zeros(0)
     spills = np.array([p["spill_bytes"] for p in prof])[inv] if prof else np.zeros(0)
@@ -85,8 +102,8 @@ def mapping_summary(trace: Trace) -> dict | None:
         errors[names[b]] = split((b_of == b) & fin)
     errors["all"] = split(fin)
     return {
-        "bucket_hit_rate": float(hit[m].mean()) if m.any() else 0.0,
-        "specialised_rate": float(specialised[m].mean()) if m.any() else 0.0,
+        "bucket_hit_rate": hit_rate,
+        "specialised_rate": specialised_rate,
         "misses": {"by_outcome": by_outcome, "by_reason": by_reason},
         "launches_per_request": float(launches.sum() / served),
         "spill_bytes_per_request": float(spills.sum() / served),

@@ -45,27 +45,43 @@ def jain(x: np.ndarray) -> float:
     return float(x.sum() ** 2 / denom) if denom > 0 else 1.0
 
 
-def window(trace: Trace) -> tuple[float, float]:
-    """The measurement window: first measured arrival to last measured completion (s)."""
-    m = trace.measured
-    t0 = float(trace.arrival_s[m][0]) if m.any() else 0.0
-    done = m & trace.completed
+def _first_measured(trace: Trace) -> int:
+    """Index of the first measured request (the ``measured`` mask is a suffix of arrival order)."""
+    return int(len(trace.arrival_s) * trace.scenario.warmup_fraction)
+
+
+def window(trace: Trace, ok: np.ndarray | None = None) -> tuple[float, float]:
+    """The measurement window: first measured arrival to last measured completion (s).
+
+    ``ok``, when given, is ``trace.measured & trace.completed`` (computed once by the caller).
+    """
+    n, i0 = len(trace.arrival_s), _first_measured(trace)
+    t0 = float(trace.arrival_s[i0]) if i0 < n else 0.0
+    done = ok if ok is not None else trace.measured & trace.completed
     t1 = float(np.max(trace.end_s[done])) if done.any() else t0
     return t0, t1
 
 
-def tail_drivers(trace: Trace, pct: float = 95.0) -> dict[str, float]:
-    """Share of the latency of requests above the ``pct`` percentile, by cause."""
-    ok = trace.measured & trace.completed
-    lat = trace.latency_s[ok]
+def tail_drivers(trace: Trace, pct: float = 95.0, ok: np.ndarray | None = None,
+                 lat: np.ndarray | None = None) -> dict[str, float]:
+    """Share of the latency of requests above the ``pct`` percentile, by cause.
+
+    ``ok`` and ``lat`` (the measured completed mask and their latencies), when given, save
+    recomputing them.
+    """
+    if ok is None:
+        ok = trace.measured & trace.completed
+    if lat is None:
+        lat = trace.latency_s[ok]
     if len(lat) == 0:
         return dict.fromkeys(DRIVERS, 0.0)
     tail = lat > np.percentile(lat, pct)
     if not tail.any():
         tail = lat >= np.percentile(lat, pct)
-    b = trace.batch[ok][tail]
-    wait = trace.wait_s[ok][tail]
-    imbalance = np.minimum(trace.imbalance_s[ok][tail], wait)
+    sel = np.flatnonzero(ok)[tail]  # the tail requests, as indices (no full-length temporaries)
+    b = trace.batch[sel]
+    wait = trace.start_s[sel] - trace.arrival_s[sel]
+    imbalance = np.minimum(trace.imbalance_s[sel], wait)
     parts = {
         "queueing": wait - imbalance,
         "core_imbalance": imbalance,
@@ -78,17 +94,24 @@ def tail_drivers(trace: Trace, pct: float = 95.0) -> dict[str, float]:
     return {k: float(v.sum()) / total for k, v in parts.items()}
 
 
-def load_state(trace: Trace) -> dict:
-    """Offered versus served load, queue growth, and whether the system was overloaded."""
-    t, depth = trace.queue_depth()
-    t0, _ = window(trace)
+def load_state(trace: Trace, depth_curve: tuple[np.ndarray, np.ndarray] | None = None,
+               t0: float | None = None) -> dict:
+    """Offered versus served load, queue growth, and whether the system was overloaded.
+
+    ``depth_curve`` (``trace.queue_depth()``) and ``t0`` (the window's start), when given,
+    are not recomputed.
+    """
+    t, depth = depth_curve if depth_curve is not None else trace.queue_depth()
+    if t0 is None:
+        t0, _ = window(trace)
     t_last = float(trace.arrival_s[-1])
     grid = np.linspace(t0, t_last, 200) if t_last > t0 else np.array([t0])
     at = depth[np.maximum(np.searchsorted(t, grid, side="right") - 1, 0)] if len(t) else np.zeros(len(grid))
     slope = float(np.polyfit(grid, at, 1)[0]) if len(grid) > 2 else 0.0
     span = t_last - t0
-    offered = (trace.measured.sum() / span) if span > 0 else float("nan")
-    shed = float(np.isin(trace.outcome, (1, 2)).mean())
+    measured = len(trace.arrival_s) - _first_measured(trace)
+    offered = (measured / span) if span > 0 else float("nan")
+    shed = float(np.count_nonzero((trace.outcome == 1) | (trace.outcome == 2)) / len(trace.outcome))
     util = trace.core_busy_s / max(trace.makespan_s, 1e-300)
     overloaded = bool(slope > 0.02 * offered or shed > 0.01)
     note = ""
@@ -100,53 +123,72 @@ def load_state(trace: Trace) -> dict:
 
 
 def summarize(trace: Trace) -> dict:
-    """The run's JSON summary (plain floats, ints, lists and dicts)."""
+    """The run's JSON summary (plain floats, ints, lists and dicts).
+
+    Lean: the masks, the latencies and the queue-depth curve are computed once, and the
+    per-stream figures work on the measured completed requests only.
+    """
     sc = trace.scenario
-    m = trace.measured
-    ok = m & trace.completed
-    t0, t1 = window(trace)
+    n = len(trace.arrival_s)
+    n_measured = n - _first_measured(trace)
+    completed = trace.completed
+    ok = trace.measured
+    ok &= completed
+    t0, t1 = window(trace, ok)
     span = max(t1 - t0, 1e-300)
-    t, depth = trace.queue_depth()
-    dt = np.diff(t, append=t[-1]) if len(t) else np.zeros(0)
+    idx = np.flatnonzero(ok)  # measured completed requests, by index
+    lat = trace.end_s[idx] - trace.arrival_s[idx]
+    wait = trace.start_s[idx] - trace.arrival_s[idx]
+    stream_ok = trace.stream[idx]
+    n_done = int(np.count_nonzero(completed))
+    done_by_stream = np.bincount(trace.stream[completed], minlength=len(sc.streams))
+    all_by_stream = np.bincount(trace.stream, minlength=len(sc.streams))
+    del completed
     names = [s.name for s in sc.streams]
     streams, x = {}, []
     for i, s in enumerate(sc.streams):
-        mine = trace.stream == i
-        done = ok & mine
-        thr = float(done.sum() / span)
+        mine = stream_ok == i
+        thr = float(np.count_nonzero(mine) / span)
         x.append(thr / s.weight)
         streams[names[i]] = {
-            "completed": int((mine & trace.completed).sum()),
-            "rejected": int((mine & ~trace.completed).sum()),
+            "completed": int(done_by_stream[i]),
+            "rejected": int(all_by_stream[i] - done_by_stream[i]),
             "throughput_rps": thr,
-            "latency_s": stats(trace.latency_s[done]),
-            "wait_s": stats(trace.wait_s[done]),
+            "latency_s": stats(lat[mine]),
+            "wait_s": stats(wait[mine]),
         }
     sizes, counts = np.unique(trace.batch_size, return_counts=True)
     makespan = max(trace.makespan_s, 1e-300)
     util = trace.core_busy_s / makespan
+    depth_curve = trace.queue_depth()  # once: the summary's mean and max and the load's growth
+    t, depth = depth_curve
+    dt = np.diff(t, append=t[-1]) if len(t) else np.zeros(0)
+    depth_mean = float((depth * dt).sum() / max(t[-1] - t[0], 1e-300)) if len(t) else 0.0
+    depth_max = int(depth.max()) if len(depth) else 0
+    load = load_state(trace, depth_curve, t0)
+    del dt, t, depth, depth_curve  # the curve is the largest temporary: free it before the tail drivers
+    outcomes = np.bincount(trace.outcome, minlength=len(OUTCOMES))
     return {
         "scenario": sc.name,
         "seed": sc.seed,
-        "requests": int(len(trace.arrival_s)),
-        "completed": int(trace.completed.sum()),
-        "rejected": int((~trace.completed).sum()),
-        "rejected_by": {OUTCOMES[k]: int((trace.outcome == k).sum()) for k in range(1, len(OUTCOMES))},
-        "measured": int(m.sum()),
+        "requests": int(n),
+        "completed": n_done,
+        "rejected": int(n - n_done),
+        "rejected_by": {OUTCOMES[k]: int(outcomes[k]) for k in range(1, len(OUTCOMES))},
+        "measured": int(n_measured),
         # latency percentiles are over completed requests: refusals would hide the tail, so say how many
-        "refused_share": float((m & ~trace.completed).sum() / max(int(m.sum()), 1)),
-        "throughput_rps": float(ok.sum() / span),
-        "latency_s": stats(trace.latency_s[ok]),
-        "wait_s": stats(trace.wait_s[ok]),
+        "refused_share": float((n_measured - len(idx)) / max(int(n_measured), 1)),
+        "throughput_rps": float(len(idx) / span),
+        "latency_s": stats(lat),
+        "wait_s": stats(wait),
         "fairness_jain": jain(np.array(x)),
         "cores": {"utilization": util.tolist(), "batches": trace.core_batches.tolist(),
                   "imbalance": float(util.max() / util.mean()) if util.mean() > 0 else 1.0},
         "batch_size": {"mean": float(trace.batch_size.mean()) if len(trace.batch_size) else 0.0,
                        "histogram": {str(int(k)): int(v) for k, v in zip(sizes, counts, strict=True)}},
-        "queue_depth": {"mean": float((depth * dt).sum() / max(t[-1] - t[0], 1e-300)) if len(t) else 0.0,
-                        "max": int(depth.max()) if len(depth) else 0},
-        "load": load_state(trace),
-        "tail_drivers": tail_drivers(trace),
+        "queue_depth": {"mean": depth_mean, "max": depth_max},
+        "load": load,
+        "tail_drivers": tail_drivers(trace, ok=ok, lat=lat),
         "residency": dict(trace.residency),
         "streams": streams,
         **(_mapping(trace) or {}),

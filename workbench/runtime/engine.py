@@ -87,74 +87,132 @@ class Engine:
         return self._trace(cols)
 
     def _trace(self, v: RunColumns) -> Trace:
-        """Assemble the columns of a finished run (each list converted once)."""
+        """Assemble the columns of a finished run (each column converted once, few temporaries).
+
+        Per-request columns are gathered from the per-batch ones with one ``take`` each;
+        batch costs are looked up once per distinct (class, size, key) through a dense code
+        table when the codes are few (no sort), else ``np.unique``; arithmetic is the
+        same, operation for operation, so the trace is the same bit for bit.
+        """
         req, f8 = self.requests, np.float64
         n, nb = len(req), v.nbatch
-        b_start = np.frombuffer(v.b_start, dtype=f8)[:nb].copy()
-        b_end = np.frombuffer(v.b_end, dtype=f8)[:nb].copy()
-        b_disp = np.frombuffer(v.b_disp, dtype=f8)[:nb].copy() if v.b_disp is not None else b_start
-        b_core = np.array(v.b_core, dtype=np.int16)
-        b_class = np.array(v.b_class, dtype=np.int64)
-        b_size = np.array(v.b_size, dtype=np.int64)
-        # the batch costs the loop used, rebuilt as columns: factor x mean (class, size) + extras
-        x = np.concatenate(v.factor_chunks)[:nb] if v.factor_chunks else np.zeros(0)
-        b_key = np.array(v.b_key, dtype=np.int64)
-        # one code per (class, size, key), so distinct costs are looked up once (a 1-D unique is fast)
-        width_s, width_k = int(b_size.max(initial=0)) + 1, int(b_key.max(initial=0)) + 1
-        codes, inverse = np.unique((b_class * width_s + b_size) * width_k + b_key, return_inverse=True)
-        rows = np.stack([codes // (width_s * width_k), codes // width_k % width_s, codes % width_k])
-        scales = [m.service_scale for m in self.scenario.models] or [1.0]
-        table = np.array([(scales[self.class_model[c]], *self.classification.cost(self.class_bucket[c], s, k))
-                          for c, s, k in rows.T.tolist()]).reshape(-1, 4)  # (scale, mean, memory share, fallback)
-        scale, mean, mshare, fb = table[inverse.ravel()].T if nb else np.zeros((4, 0))
+        b_start = np.array(np.frombuffer(v.b_start, dtype=f8)[:nb])
+        b_end = np.array(np.frombuffer(v.b_end, dtype=f8)[:nb])
+        b_disp = np.array(np.frombuffer(v.b_disp, dtype=f8)[:nb]) if v.b_disp is not None else b_start
+        b_core = np.asarray(v.b_core).astype(np.int16)
+        b_class = np.asarray(v.b_class, dtype=np.int64)
+        b_size = np.asarray(v.b_size).astype(np.int32)
+        b_key = np.asarray(v.b_key, dtype=np.int64)
+        scale, mean, mshare, fb, inverse = self._batch_costs(b_class, b_size, b_key)
         extra, reload = np.zeros(nb), np.zeros(nb)
         for d, a in ((v.b_extra, extra), (v.b_reload, reload)):
             if isinstance(d, np.ndarray):
                 a[:] = d[:nb]
             elif d:
                 a[np.fromiter(d.keys(), np.int64)] = np.fromiter(d.values(), f8)
-        iso = mean * scale * x
-        work = iso + extra + reload
-        b_mem = np.divide(iso * mshare + reload, work, out=np.zeros(nb), where=work > 0)
-        b_fb = fb * scale * x + extra
-        batch = np.array(v.req_batch, dtype=np.int32)
+        # the batch costs the loop used, rebuilt as columns: factor x mean (class, size) + extras
+        chunks = v.factor_chunks
+        x = (chunks[0] if len(chunks) == 1 else np.concatenate(chunks))[:nb] if chunks else np.zeros(0)
+        iso = (mean * scale)[inverse]
+        iso *= x
+        work = iso + extra
+        work += reload
+        b_mem = iso * mshare[inverse]
+        b_mem += reload
+        positive = work > 0
+        np.divide(b_mem, work, out=b_mem, where=positive)
+        b_mem[~positive] = 0.0
+        del positive
+        b_fb = (fb * scale)[inverse]
+        b_fb *= x
+        b_fb += extra
+        del iso, inverse, x
+        batch = _own(np.asarray(v.req_batch, dtype=np.int32))
         done = batch >= 0
-        bi = np.where(done, batch, 0)
+        every = bool(done.all())
+        idx = batch if every else np.where(done, batch, 0)
+        missed = None if every else ~done
 
         def per_req(a: np.ndarray, fill: float = np.nan) -> np.ndarray:
-            return np.where(done, a[bi], fill) if len(a) else np.full(n, fill)
+            if not len(a):
+                return np.full(n, fill, dtype=a.dtype)
+            out = a.take(idx)
+            if missed is not None:
+                out[missed] = fill
+            return out
 
         rejected_s = np.full(n, np.nan)
         if isinstance(v.rejected_at, np.ndarray):
-            rejected_s = v.rejected_at
+            rejected_s = _own(v.rejected_at)
         elif v.rejected_at:
             rejected_s[np.fromiter(v.rejected_at.keys(), np.int64)] = np.fromiter(v.rejected_at.values(), f8)
-        arrival, dispatch = req.arrival_s, per_req(b_disp)
+        arrival = req.arrival_s
+        start = per_req(b_start)
+        dispatch = start if b_disp is b_start else per_req(b_disp)  # one column when batches never wait sealed
         imbalance = np.zeros(n)
         if v.block_curves is not None:
             req_class = np.where(self.qid >= 0, np.array(self.q_class + [-1])[self.qid], -1)
             for c, (t_c, cum_c) in enumerate(v.block_curves):
                 mine = done & (req_class == c)
                 imbalance[mine] = np.interp(dispatch[mine], t_c, cum_c) - np.interp(arrival[mine], t_c, cum_c)
+            np.maximum(imbalance, 0.0, out=imbalance)
+        core = per_req(b_core, -1) if len(b_core) else np.full(n, -1, dtype=np.int16)
         res = v.residency
         return Trace(
             scenario=self.scenario, bucket_names=self.classification.bucket_names,
             arrival_s=arrival, stream=req.stream, shapes=req.shapes,
-            bucket=self.classification.bucket.astype(np.int32),
-            outcome=np.array(v.outcome, dtype=np.int8), rejected_s=rejected_s,
-            batch=batch, dispatch_s=dispatch, start_s=per_req(b_start), end_s=per_req(b_end),
-            core=per_req(b_core, -1).astype(np.int16), imbalance_s=np.maximum(imbalance, 0.0),
-            batch_core=b_core, batch_bucket=np.array(self.class_bucket, dtype=np.int32)[b_class],
-            batch_model=np.array(self.class_model, dtype=np.int32)[b_class],
-            batch_size=b_size.astype(np.int32), batch_shape_key=b_key, batch_dispatch_s=b_disp,
+            bucket=self.classification.bucket.astype(np.int32, copy=False),
+            outcome=np.asarray(v.outcome, dtype=np.int8), rejected_s=rejected_s,
+            batch=batch, dispatch_s=dispatch, start_s=start, end_s=per_req(b_end),
+            core=core, imbalance_s=imbalance,
+            batch_core=b_core, batch_bucket=np.array(self.class_bucket, dtype=np.int32).take(b_class),
+            batch_model=np.array(self.class_model, dtype=np.int32).take(b_class),
+            batch_size=b_size, batch_shape_key=b_key, batch_dispatch_s=b_disp,
             batch_start_s=b_start, batch_end_s=b_end, batch_work_s=work,
             batch_reload_s=reload, batch_fallback_s=b_fb, batch_memory_share=b_mem,
             core_busy_s=np.array(v.busy_s, dtype=f8),
-            core_batches=np.bincount(b_core.astype(np.int64), minlength=self.scenario.hardware.cores),
+            core_batches=np.bincount(b_core, minlength=self.scenario.hardware.cores),
             residency={} if res is None else {"loads": res.loads, "evictions": res.evictions,
                                               "overcommits": res.overcommits},
             labels=dict(self.classification.labels), service=self.classification,
         )
+
+    def _batch_costs(self, b_class: np.ndarray, b_size: np.ndarray,
+                     b_key: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Per distinct (class, size, key): (scale, mean, memory share, fallback), and each batch's row."""
+        nb = len(b_class)
+        width_s, width_k = int(b_size.max(initial=0)) + 1, int(b_key.max(initial=0)) + 1
+        code = b_class * width_s  # one code per (class, size, key): distinct costs are looked up once
+        code += b_size
+        code *= width_k
+        code += b_key
+        top = int(code.max(initial=-1)) + 1
+        if 0 < top <= max(4 * nb, 1 << 16):  # few codes: a dense table, no sort
+            present = np.zeros(top, dtype=bool)
+            present[code] = True
+            codes = np.flatnonzero(present)
+            slot = np.cumsum(present, dtype=np.int32)
+            slot -= 1
+            inverse = slot.take(code)
+            del slot, present
+        else:
+            codes, inverse = np.unique(code, return_inverse=True)
+            inverse = inverse.ravel()
+        del code
+        rows = np.stack([codes // (width_s * width_k), codes // width_k % width_s, codes % width_k])
+        scales = [m.service_scale for m in self.scenario.models] or [1.0]
+        table = np.array([(scales[self.class_model[c]], *self.classification.cost(self.class_bucket[c], s, k))
+                          for c, s, k in rows.T.tolist()]).reshape(-1, 4)  # (scale, mean, memory share, fallback)
+        scale, mean, mshare, fb = (np.ascontiguousarray(col) for col in table.T)
+        return scale, mean, mshare, fb, inverse
+
+
+def _own(a: np.ndarray) -> np.ndarray:
+    """``a``, copied when it is a view into a larger buffer (a row of the compiled loop's state).
+
+    The trace outlives the loop: a view would keep the whole buffer alive with it.
+    """
+    return a.copy() if a.base is not None and np.asarray(a.base).size > a.size else a
 
 
 def simulate(scenario: Scenario, model: ServiceModel | None = None, requests: Requests | None = None,

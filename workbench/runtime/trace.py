@@ -98,14 +98,37 @@ class Trace:
         return float(max(ends))
 
     def queue_depth(self) -> tuple[np.ndarray, np.ndarray]:
-        """(times, requests waiting after each change): +1 on enqueue, -1 on leaving the queue."""
-        enq = self.outcome != REJECTED_QUEUE_FULL
-        enq &= self.outcome != REJECTED_BY_PLAN
-        leave = np.where(self.outcome == COMPLETED, self.dispatch_s, self.rejected_s)[enq]
-        t = np.concatenate([self.arrival_s[enq], leave])
-        d = np.concatenate([np.ones(enq.sum(), dtype=np.int64), -np.ones(enq.sum(), dtype=np.int64)])
-        order = np.lexsort((d, t))  # at equal times, leave before enqueue
-        return t[order], np.cumsum(d[order])
+        """(times, requests waiting after each change): +1 on enqueue, -1 on leaving the queue.
+
+        At equal times a leave comes before an enqueue. Arrivals are already sorted, so only
+        the leave times are sorted and the two runs merged (no sort of both, no int64 steps):
+        the same arrays, bit for bit, as :func:`queue_depth_reference`.
+        """
+        out = self.outcome
+        enq = (out != REJECTED_QUEUE_FULL) & (out != REJECTED_BY_PLAN)
+        every = bool(enq.all())
+        arrive = self.arrival_s if every else self.arrival_s[enq]
+        leave = np.where(out == COMPLETED, self.dispatch_s, self.rejected_s)
+        if not every:
+            leave = leave[enq]
+        del enq
+        leave.sort()
+        if np.isnan(leave[-1:]).any() or (len(arrive) > 1 and bool((arrive[1:] < arrive[:-1]).any())):
+            return queue_depth_reference(self)  # unsorted arrivals or a leave without a time
+        m = len(arrive)
+        # a leave goes after the arrivals strictly before it; an arrival after the leaves up to it
+        at_leave = np.searchsorted(arrive, leave, side="left")
+        at_leave += np.arange(m, dtype=at_leave.dtype)
+        at_arrive = np.searchsorted(leave, arrive, side="right")
+        at_arrive += np.arange(m, dtype=at_arrive.dtype)
+        t = np.empty(2 * m)
+        t[at_leave] = leave
+        t[at_arrive] = arrive
+        del leave, at_arrive
+        step = np.ones(2 * m, dtype=np.int8)
+        step[at_leave] = -1
+        del at_leave
+        return t, np.cumsum(step, dtype=np.int64)
 
     def to_chrome(self, path: str | Path, max_batches: int = 200_000) -> int:
         """Write the Chrome trace event JSON; returns the number of batch slices written."""
@@ -135,3 +158,14 @@ class Trace:
             events.append({"name": "queue depth", "ph": "C", "pid": 1, "ts": ts * 1e6, "args": {"waiting": int(dv)}})
         Path(path).write_text(json.dumps({"traceEvents": events, "displayTimeUnit": "ms"}))
         return nb
+
+
+def queue_depth_reference(trace: Trace) -> tuple[np.ndarray, np.ndarray]:
+    """:meth:`Trace.queue_depth` written plainly (one lexsort of both runs): the readable reference."""
+    enq = trace.outcome != REJECTED_QUEUE_FULL
+    enq &= trace.outcome != REJECTED_BY_PLAN
+    leave = np.where(trace.outcome == COMPLETED, trace.dispatch_s, trace.rejected_s)[enq]
+    t = np.concatenate([trace.arrival_s[enq], leave])
+    d = np.concatenate([np.ones(enq.sum(), dtype=np.int64), -np.ones(enq.sum(), dtype=np.int64)])
+    order = np.lexsort((d, t))  # at equal times, leave before enqueue
+    return t[order], np.cumsum(d[order])
