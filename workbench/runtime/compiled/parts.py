@@ -21,6 +21,23 @@ def pack(kind: int, a: int, ver: int) -> int:
     return (ver << 17) | (a << 1) | kind
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def _sift_down(ht, hq, i: int, n: int, t: float, s: int, q: int) -> None:
+    """Place the entry (t, s, q) at slot ``i`` or below in a heap of ``n``: ordered by (time, seq).
+    Inlined into its callers, so the leaves stay leaves."""
+    while True:
+        c = 2 * i + 1
+        if c >= n:
+            break
+        if c + 1 < n and (ht[c + 1] < ht[c] or (ht[c + 1] == ht[c] and hq[0, c + 1] < hq[0, c])):
+            c += 1
+        if not (ht[c] < t or (ht[c] == t and hq[0, c] < s)):
+            break
+        ht[i], hq[0, i], hq[1, i] = ht[c], hq[0, c], hq[1, c]
+        i = c
+    ht[i], hq[0, i], hq[1, i] = t, s, q
+
+
 @njit(cache=True, _nrt=False)
 def push(ht, hq, si, sf, ci, t: float, payload: int) -> None:
     """Push an event at ``t`` with the next sequence number: the heap orders by (time, seq).
@@ -43,18 +60,7 @@ def push(ht, hq, si, sf, ci, t: float, payload: int) -> None:
             w += 1
         n = w
         for top in range(n // 2 - 1, -1, -1):  # heapify: sift each parent down
-            tt, ts, tp, i = ht[top], hq[0, top], hq[1, top], top
-            while True:
-                c = 2 * i + 1
-                if c >= n:
-                    break
-                if c + 1 < n and (ht[c + 1] < ht[c] or (ht[c + 1] == ht[c] and hq[0, c + 1] < hq[0, c])):
-                    c += 1
-                if not (ht[c] < tt or (ht[c] == tt and hq[0, c] < ts)):
-                    break
-                ht[i], hq[0, i], hq[1, i] = ht[c], hq[0, c], hq[1, c]
-                i = c
-            ht[i], hq[0, i], hq[1, i] = tt, ts, tp
+            _sift_down(ht, hq, top, n, ht[top], hq[0, top], hq[1, top])
     seq = si[L.SEQ] + 1
     si[L.SEQ] = seq
     si[L.HSIZE] = n + 1
@@ -76,18 +82,7 @@ def pop(ht, hq, si) -> int:
     n = si[L.HSIZE] - 1
     si[L.HSIZE] = n
     if n > 0:  # sift the last entry down from the root
-        t, s, q, i = ht[n], hq[0, n], hq[1, n], 0
-        while True:
-            c = 2 * i + 1
-            if c >= n:
-                break
-            if c + 1 < n and (ht[c + 1] < ht[c] or (ht[c + 1] == ht[c] and hq[0, c + 1] < hq[0, c])):
-                c += 1
-            if not (ht[c] < t or (ht[c] == t and hq[0, c] < s)):
-                break
-            ht[i], hq[0, i], hq[1, i] = ht[c], hq[0, c], hq[1, c]
-            i = c
-        ht[i], hq[0, i], hq[1, i] = t, s, q
+        _sift_down(ht, hq, 0, n, ht[n], hq[0, n], hq[1, n])
     return p
 
 
