@@ -58,3 +58,32 @@ def run_cli(argv: list[str], seconds: float = 60.0) -> tuple[int | str, str, str
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
     return status, out.getvalue(), err.getvalue()
+
+
+def plan_scenarios(rates=(200.0, 5000.0), batching=("none", "dynamic"), placements=("least-loaded", "pinned")):
+    """A hypothesis strategy: small transformer-block scenarios through a compiled plan, over every fusion level,
+    envelope shape and out-of-envelope policy; ``rates``, ``batching`` and ``placements`` set what is drawn."""
+    from hypothesis import strategies as st
+
+    from workbench.config import ModelSpec, ShapeDist
+
+    @st.composite
+    def draw_one(draw) -> Scenario:
+        cores = draw(st.integers(1, 4))
+        stream = Stream("s", Arrivals(rate=draw(st.floats(*rates))),
+                        shapes={"seq": ShapeDist("lognormal", median=draw(st.floats(20.0, 900.0)), sigma=0.6)})
+        model = ModelSpec(graph="transformer_block", params={"d_model": 128, "heads": 2},
+                          fusion=draw(st.sampled_from(["none", "elementwise", "aggressive"])),
+                          envelope={"seq": draw(st.sampled_from([[128, 512], [{"min": 64, "opt": 128, "max": 128},
+                                                                              {"min": 256, "opt": 300,
+                                                                               "max": 512}]]))},
+                          out_of_envelope=draw(st.sampled_from(["reject", "pad", "recompile", "fallback"])),
+                          recompile_limit=draw(st.integers(0, 3)), recompile_pause_s=0.01,
+                          noise_cv=draw(st.sampled_from([0.0, 0.2])))
+        return Scenario(streams=(stream,), seed=draw(st.integers(0, 1000)), requests=draw(st.integers(20, 300)),
+                        warmup_fraction=0.0, hardware=Hardware(cores=cores, hbm_bandwidth_bytes_per_s=0.2e12),
+                        batching=Batching(policy=draw(st.sampled_from(list(batching))), max_batch=4,
+                                          max_delay_s=0.001),
+                        scheduler=Scheduler(placement=draw(st.sampled_from(list(placements)))), model=model)
+
+    return draw_one()

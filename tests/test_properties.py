@@ -4,6 +4,7 @@ causality, determinism, and the fast path equal to the general loop."""
 from __future__ import annotations
 
 import numpy as np
+from helpers import plan_scenarios
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -120,27 +121,6 @@ def test_fast_path_equals_general_loop(sc):
     for name, value in vars(fast).items():
         if isinstance(value, np.ndarray):
             assert np.array_equal(value, getattr(slow, name), equal_nan=True), name
-
-
-@st.composite
-def plan_scenarios(draw) -> Scenario:
-    from workbench.config import ModelSpec, ShapeDist
-
-    cores = draw(st.integers(1, 4))
-    stream = Stream("s", Arrivals(rate=draw(st.floats(200.0, 5000.0))),
-                    shapes={"seq": ShapeDist("lognormal", median=draw(st.floats(20.0, 900.0)), sigma=0.6)})
-    model = ModelSpec(graph="transformer_block", params={"d_model": 128, "heads": 2},
-                      fusion=draw(st.sampled_from(["none", "elementwise", "aggressive"])),
-                      envelope={"seq": draw(st.sampled_from([[128, 512], [{"min": 64, "opt": 128, "max": 128},
-                                                                          {"min": 256, "opt": 300, "max": 512}]]))},
-                      out_of_envelope=draw(st.sampled_from(["reject", "pad", "recompile", "fallback"])),
-                      recompile_limit=draw(st.integers(0, 3)), recompile_pause_s=0.01,
-                      noise_cv=draw(st.sampled_from([0.0, 0.2])))
-    return Scenario(streams=(stream,), seed=draw(st.integers(0, 1000)), requests=draw(st.integers(20, 300)),
-                    warmup_fraction=0.0, hardware=Hardware(cores=cores, hbm_bandwidth_bytes_per_s=0.2e12),
-                    batching=Batching(policy=draw(st.sampled_from(["none", "dynamic"])), max_batch=4,
-                                      max_delay_s=0.001),
-                    scheduler=Scheduler(placement=draw(st.sampled_from(["least-loaded", "pinned"]))), model=model)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
