@@ -37,8 +37,6 @@ class Interview:
     transcript: list[dict] = field(default_factory=list)
     started_at: float = field(default_factory=time.time)
     question: str | None = None  # the open question, if any
-    _topic: str | None = None
-    _asked: set = field(default_factory=set)
 
     def _text(self) -> str:
         return "\n\n".join(t["text"] for t in self.transcript if t["role"] == "candidate")
@@ -53,13 +51,11 @@ class Interview:
         return self.question is None and bool(self.transcript)
 
     def _next(self) -> str | None:
-        asked = sum(t["role"] == "interviewer" for t in self.transcript)
-        if asked >= self.max_follow_ups or (self.deadline is not None and time.time() > self.deadline):
+        asked = {t["element"] for t in self.transcript if t["role"] == "interviewer"}
+        if len(asked) >= self.max_follow_ups or (self.deadline is not None and time.time() > self.deadline):
             return None
         for element, question in self.grade.follow_ups():
-            if element not in self._asked:
-                self._asked.add(element)
-                self._topic = element
+            if element not in asked:
                 self.transcript.append({"role": "interviewer", "element": element, "text": question,
                                         "at": time.time()})
                 return question
@@ -81,9 +77,10 @@ class Interview:
         if len(self._text()) + len(text) > MAX_CHARS:
             raise ConfigError("reply", f"{len(text)} characters", f"would make the exchange longer than {MAX_CHARS} "
                               "characters; keep it shorter")
-        before = self.grade.elements[self._topic].present
+        turn = self.transcript[-1]  # the open question: what it asked about
+        before = self.grade.elements[turn["element"]].present
         self.transcript.append({"role": "candidate", "text": text, "at": time.time()})
-        self.transcript[-2]["answered"] = self.grade.elements[self._topic].present and not before
+        turn["answered"] = self.grade.elements[turn["element"]].present and not before
         self.question = self._next()
         return self.question
 

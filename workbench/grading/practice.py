@@ -99,12 +99,6 @@ def prepare(drill: Drill, figure_dir: Path | None = None) -> Evidence:
     return Evidence("\n".join(lines), path, reference, summaries)
 
 
-def evidence(drill: Drill, figure_dir: Path | None = None) -> tuple[str, Path | None]:
-    """The evidence table of a drill's baseline and regressed runs, and a saved CDF figure when asked."""
-    ev = prepare(drill, figure_dir)
-    return ev.table, ev.figure
-
-
 def _figure(runs: dict, path: Path) -> Path:
     from matplotlib.figure import Figure
 

@@ -73,8 +73,8 @@ def _derive(summary: dict) -> dict:
 def _combine(a, b, op):
     """Element-wise op over two summaries (numbers only; what is not in both is dropped)."""
     if isinstance(a, dict) and isinstance(b, dict):
-        return {k: _combine(a[k], b[k], op) for k in a.keys() & b.keys()
-                if _combine(a[k], b[k], op) is not None}
+        both = {k: _combine(a[k], b[k], op) for k in a.keys() & b.keys()}
+        return {k: v for k, v in both.items() if v is not None}
     if isinstance(a, int | float) and isinstance(b, int | float) and not isinstance(a, bool):
         try:
             return op(a, b)
