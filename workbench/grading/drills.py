@@ -137,7 +137,7 @@ def parse_drill(data: dict, where: str) -> Drill:
         baseline=_get(s, "baseline", dict, f"{where} [scenario]"),
         regressed=_get(s, "regressed", dict, f"{where} [scenario]", default={}) if "regressed" in s else {},
         metric=_get(s, "metric", str, f"{where} [scenario]", default="latency_s.p99"),
-        fixed=_get(s, "fixed", dict, f"{where} [scenario]", default={}) if "fixed" in s else {})
+        fixed=_get(s, "fixed", dict, f"{where} [scenario]", default={}))
     drill = Drill(
         id=_get(data, "id", str, where), title=_get(data, "title", str, where), topic=_get(data, "topic", str, where),
         prompt=_get(data, "prompt", str, where).strip(),

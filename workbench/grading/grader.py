@@ -87,11 +87,14 @@ def check_answer(raw: bytes | str) -> str:
     return raw
 
 
+CARD_GRAMS = grams(CARD_TEXT)
+
+
 def grade(drill: Drill, answer: str) -> Grade:
     """Grade an answer to a drill (deterministic, linear in the answer's length)."""
     answer = check_answer(answer)
-    shared = grams(CARD_TEXT) | grams(" ".join([drill.prompt, drill.title, *drill.debug_branches, *drill.pitfalls,
-                                                drill.senior_review_question, *drill.takeaways]))
+    shared = CARD_GRAMS | grams(" ".join([drill.prompt, drill.title, *drill.debug_branches, *drill.pitfalls,
+                                          drill.senior_review_question, *drill.takeaways]))
     references = grams(drill.strong_answer) | grams(drill.weak_answer)
     pasted = recited(answer, references)  # the reference answer pasted back, whole
     segs = [] if pasted else [s for s in segments(answer) if not recited(s, shared)]
