@@ -1,0 +1,77 @@
+"""The notebook exercises: unanswered they say so, a worked solution is right, a wrong one gets a hint.
+
+This is the instructor's key: each exercise can be done with the panel's controls, and
+the checker tells a right answer from a wrong one. The notebooks ship with ``...``.
+"""
+
+from __future__ import annotations
+
+from workbench.grading.drills import load_drills
+from workbench.ui import exercises as ex
+from workbench.ui.compiler_panels import ShapeEnvelopePanel
+from workbench.ui.runtime_panels import BatchingPanel, FairnessPanel, ResidencyPanel
+
+STRONG = ("At 2,400 req/s on 4 cores, p95 of the transformer block went from 3.1 ms to 5.3 ms once aggressive "
+          "fusion shipped.\nThe naively fused attention kernel holds each head's score matrix on chip, the tile "
+          "overflows the 4 MiB SRAM and spills to HBM, so it moves more HBM bytes and the cores contend for "
+          "bandwidth under load, which stretches the tail.\nProof: per-kernel spill bytes and the tail-latency "
+          "drivers from the mapping report at the same seed, elementwise vs aggressive.\nFix: lower fusion to "
+          "elementwise for this model.\nOwner: the ML compiler team.\nCanary behind the fusion flag; flip back "
+          "if p95 regresses more than 5%.")
+
+
+def test_every_checker_says_not_answered_for_the_placeholder():
+    drill = load_drills()["fusion-memory-bursts"]
+    assert ex.strong_answer(drill, ...) == ex.NOT_ANSWERED
+    assert ex.balancing_weight(FairnessPanel(), ...) == ex.NOT_ANSWERED
+
+
+def test_shape_envelope_exercise():
+    panel = ShapeEnvelopePanel()
+    before = panel.values()
+    assert ex.envelope_for_drift(panel, "fallback", "128 ... 2048 (5 buckets)") == "right"
+    assert ex.envelope_for_drift(panel, "reject", "128 / 256 / 512").startswith("not yet:")
+    assert ex.envelope_for_drift(panel, "sideways", "128 / 256 / 512").startswith("expected")
+    assert panel.values() == before  # checking never moves the panel
+
+
+def test_batching_exercise():
+    panel = BatchingPanel()
+    assert ex.batching_under_budget(panel, 16, 2.0) == "right"
+    assert ex.batching_under_budget(panel, 64, 20.0).startswith("not yet:")
+    assert ex.batching_under_budget(panel, "big", 2.0).startswith("expected")
+
+
+def test_fairness_exercise():
+    panel = FairnessPanel()
+    assert ex.balancing_weight(panel, 0.9) == "right"
+    assert ex.balancing_weight(panel, 8.0).startswith("not yet:")
+
+
+def test_residency_exercise():
+    panel = ResidencyPanel()
+    assert ex.smallest_hbm_without_reloads(panel, 36) == "right"
+    assert ex.smallest_hbm_without_reloads(panel, 40).startswith("not yet:")  # no reloads, but not the smallest
+    assert ex.smallest_hbm_without_reloads(panel, 32).startswith("not yet:")
+
+
+def test_drill_answer_exercise():
+    drill = load_drills()["fusion-memory-bursts"]
+    assert ex.strong_answer(drill, STRONG) == "right"
+    weak = ex.strong_answer(drill, "Fusion is bad; roll back.")
+    assert weak.startswith("not yet:") and "verdict: weak" in weak
+    assert ex.strong_answer(drill, 42).startswith("expected")
+
+
+def test_the_checked_exercises_ship_unanswered():
+    import json
+    from pathlib import Path
+
+    for name in ("01_shape_envelopes", "03_batching_and_queues", "04_fairness_and_placement", "05_memory_residency",
+                 "07_drills"):
+        nb = json.loads((Path(__file__).parents[1] / "notebooks" / f"{name}.ipynb").read_text(encoding="utf-8"))
+        cells = ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"]
+        exercises = [c for c in cells if c.lstrip().startswith("# Exercise")]
+        assert exercises, name
+        for cell in exercises:  # a placeholder and a checker: running the notebook answers nothing
+            assert "= ..." in cell and "exercises." in cell and "assert" not in cell, (name, cell)

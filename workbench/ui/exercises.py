@@ -1,0 +1,92 @@
+"""Exercise checkers for the notebooks: right, wrong with a hint, or not answered yet.
+
+A learner's cell holds a placeholder (``answer = ...``) and calls a checker. The checker
+evaluates the answer by running the panel's own model headless (``panel.run``), so
+checking neither moves the panel's widgets nor solves anything by being run: a notebook
+executed top to bottom reports "not answered yet". ``tests/test_exercises.py`` holds a
+worked solution for each exercise and proves the checker accepts it and refuses a wrong
+one (the instructor's key).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+NOT_ANSWERED = "not answered yet: replace the ... with your answer and run the cell again"
+
+
+def _verdict(answers: tuple, expected: str, test: Callable[[], bool], hint: str) -> str:
+    if any(a is ... for a in answers):
+        return NOT_ANSWERED
+    try:
+        ok = test()
+    except (TypeError, ValueError, KeyError) as e:
+        return f"expected {expected}; got {', '.join(repr(a) for a in answers)} ({e})"
+    return "right" if ok else f"not yet: {hint}"
+
+
+def _run(panel, **changes: Any) -> dict:
+    """The panel's model at its current settings with ``changes``, without touching its widgets."""
+    return panel.run(**{**panel.values(), **changes})["summary"]
+
+
+def envelope_for_drift(panel, policy: Any, envelope: Any) -> str:
+    """01, exercise 2: with the median at 600 tokens, a policy and an envelope that refuse nothing, p99 < 3 ms."""
+    def test() -> bool:
+        if policy not in panel.ctrl["policy"].options or envelope not in panel.ctrl["envelope"].options:
+            raise ValueError(f"policy from {panel.ctrl['policy'].options}, envelope from the panel's list")
+        s = _run(panel, median=600, drift_to=600, policy=policy, envelope=envelope)
+        return s["rejected"] == 0 and s["latency_s"]["p99"] < 3e-3
+
+    return _verdict((policy, envelope), "a policy and an envelope from the panel's lists", test,
+                    "refusing is not serving, and the generic fallback is slow: cover the lengths with buckets")
+
+
+def batching_under_budget(panel, max_batch: Any, max_delay_ms: Any) -> str:
+    """03, exercise 2: at 1,500 req/s with dynamic batching, a max batch and delay that keep p99 under 15 ms."""
+    def test() -> bool:
+        s = _run(panel, rate=1500, policy="dynamic", max_batch=int(max_batch), max_delay_ms=float(max_delay_ms))
+        return s["latency_s"]["p99"] < 15e-3
+
+    return _verdict((max_batch, max_delay_ms), "a whole number and a delay in ms", test,
+                    "a request can wait the whole delay and then a whole batch's service: shrink the window")
+
+
+def balancing_weight(panel, weight: Any) -> str:
+    """04, exercise 2: under weighted fair queueing, a weight for 'batch' that keeps both p99s within 2x."""
+    def test() -> bool:
+        s = _run(panel, discipline="weighted", batch_weight=float(weight))
+        p = [v["latency_s"]["p99"] for v in s["streams"].values()]
+        return max(p) < 2 * min(p)
+
+    return _verdict((weight,), "a weight (a number)", test,
+                    "compare each stream's share of the offered load with its share of the weights")
+
+
+def smallest_hbm_without_reloads(panel, gib: Any) -> str:
+    """05, exercise 2: the smallest HBM capacity on the panel's slider with no reloads at all."""
+    step = panel.ctrl["hbm_gib"].step
+
+    def test() -> bool:
+        def loads(capacity: int) -> int:
+            return (_run(panel, hbm_gib=capacity)["residency"] or {}).get("loads", 0)
+
+        return loads(int(gib)) == 0 and loads(int(gib) - step) > 0
+
+    return _verdict((gib,), "a whole number of GiB", test,
+                    "add up the weights of the models that must stay resident at once")
+
+
+def strong_answer(drill, text: Any) -> str:
+    """07, exercise 2: an answer the grader rates strong, with its per-element feedback when it is not."""
+    from workbench.grading.grader import grade
+    from workbench.grading.practice import feedback
+
+    def test() -> bool:
+        if not isinstance(text, str):
+            raise TypeError("an answer is text")
+        return grade(drill, text).verdict == "strong"
+
+    verdict = _verdict((text,), "your answer as a string", test, "")
+    return verdict if verdict != "not yet: " else "not yet:\n" + feedback(grade(drill, text))
