@@ -11,7 +11,7 @@ import io
 
 import numpy as np
 from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter, NullFormatter
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from workbench.analysis.metrics import DRIVERS
 from workbench.runtime.trace import Trace
@@ -50,6 +50,7 @@ def new_figure(ncols: int = 2, width: float = 10.0, height: float = 3.4):
 
 def plain_log(axis) -> None:
     """Log scale with plain number labels (mathtext labels cost more to render than the data)."""
+    axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))  # 1-2-5: a label on less than a decade
     axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     axis.set_minor_formatter(NullFormatter())
 
