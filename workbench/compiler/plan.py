@@ -13,6 +13,7 @@ so prediction error emerges where the compiler's assumptions stop holding.
 
 from __future__ import annotations
 
+import importlib.util
 import math
 from dataclasses import dataclass, field
 
@@ -28,6 +29,7 @@ from workbench.runtime.service import Classification
 from workbench.runtime.workload import Requests
 
 GENERIC_TILING = Tiling(64, "streamed")
+_NUMBA = importlib.util.find_spec("numba") is not None  # the compiled cost model is used when numba is installed
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,20 +115,42 @@ class Plan:
         return self._memo[key]
 
     def phases(self, mapping: Mapping, batch: int, value: int) -> tuple[tuple[float, float], ...]:
-        """The batch as its kernels in order: (isolated seconds, HBM bandwidth demand 0..1) each."""
+        """The batch as its kernels in order: (isolated seconds, HBM bandwidth demand 0..1) each.
+
+        Computed by the compiled cost model (:mod:`workbench.compiler.cost_table`, equal bit
+        for bit to :meth:`kernel_costs`) when numba is installed, else by :meth:`kernel_costs`.
+        """
         key = ("phases", id(mapping), batch, value)  # memoised: the runtime asks once per batch shape and run
         if key not in self._memo:
-            self._memo[key] = tuple((c.seconds, c.demand) for c in self.kernel_costs(mapping, batch, value))
+            flat = self._flat(mapping)
+            if flat is None:
+                self._memo[key] = tuple((c.seconds, c.demand) for c in self.kernel_costs(mapping, batch, value))
+            else:
+                self._memo[key] = _compiled_phases(self, flat, batch, value)
         return self._memo[key]
 
     def mapping_time(self, mapping: Mapping, batch: int, value: int) -> tuple[float, float]:
         """(seconds, mean bandwidth demand) of a batch through ``mapping``, alone on the chip."""
         key = ("time", id(mapping), batch, value)
         if key not in self._memo:
-            costs = self.kernel_costs(mapping, batch, value)
-            total = sum(c.seconds for c in costs)
-            moved = sum(c.demand * c.seconds for c in costs)
+            phases = self.phases(mapping, batch, value)
+            total = sum(s for s, _ in phases)
+            moved = sum(u * s for s, u in phases)
             self._memo[key] = total, (moved / total if total > 0 else 0.0)
+        return self._memo[key]
+
+    def _flat(self, mapping: Mapping):
+        """The mapping's kernels flattened for the compiled cost model (None without numba)."""
+        key = ("flat", id(mapping))
+        if key not in self._memo:
+            flat = None
+            if _NUMBA:
+                from workbench.compiler.cost_table import flatten
+
+                flat = flatten(self.graph, mapping.kernels, mapping.tilings, self.dim, self.options.attention,
+                               self.calibration, mapping.specialised)
+            self._memo[key] = flat
+            self._memo[("mapping", id(mapping))] = mapping
         return self._memo[key]
 
     def predict(self, bucket: int, batch: int) -> float:
@@ -240,6 +264,17 @@ class PlanRun:
             specialised = plan.mapping_time(plan.buckets[-1].mapping, size, value)[0]
             return t, u, max(t - specialised, 0.0)
         return t, u, 0.0
+
+
+def _compiled_phases(plan: Plan, flat, batch: int, value: int) -> tuple[tuple[float, float], ...]:
+    """(seconds, demand) per kernel from the compiled cost model; demand as ``KernelCost.demand``."""
+    from workbench.compiler.cost_table import TILES, mapping_costs
+
+    hw = plan.hardware
+    out = np.empty((len(flat.ki), 2))
+    mapping_costs(*flat, batch, value, plan.options.attention == "naive", hw.sram_bytes_per_core,
+                  hw.hbm_bandwidth_bytes_per_s, hw.peak_flops_per_core, hw.launch_s, hw.mma_rows, TILES, out)
+    return tuple((s, min(m / s, 1.0) if s > 0 else 0.0) for s, m in out.tolist())
 
 
 def _classify(plan: Plan, requests: Requests) -> Classification:

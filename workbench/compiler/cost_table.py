@@ -1,0 +1,260 @@
+"""The roofline cost model compiled: a mapping's kernels costed at one (batch, shape) in microseconds.
+
+:mod:`workbench.compiler.cost` is the readable model: :func:`~workbench.compiler.cost.footprint`
+walks the graph for every kernel at every shape, then :func:`~workbench.compiler.cost.best_cost`
+tries each tiling. The runtime asks the plan for a batch's cost the first time it meets a
+(bucket, batch size, shape), so a cold plan paid that walk thousands of times (a 50k-request
+``shape_drift`` run: 1.8 s cold against 0.05 s warm).
+
+Here the walk is done once per mapping: :func:`flatten` records each kernel's structure
+(tensors with symbolic shapes coded as integers, which tensors are live at each op, what
+each op's FLOPs are made of) in flat arrays, and :func:`mapping_costs`, compiled with
+numba, evaluates footprint, every candidate tiling and the choice of the cheapest with the
+same float operations in the same order as the reference, so a plan's costs are the same
+bit for bit whichever path made them (``tests/test_cost_table.py``).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from workbench.compiler.cost import KEY_BLOCK, SPILL_EFFICIENCY, TILE_CANDIDATES, WEIGHT_BLOCK, head_tensors
+from workbench.graph import DTYPE_BYTES, Graph, Op
+
+BATCH, VALUE = -1, -2  # codes of the symbolic dims in a flattened shape (literal dims are >= 1)
+FLOP_NONE, FLOP_ELEM, FLOP_MATMUL, FLOP_CONV = 0, 1, 2, 3
+_ELEM = {Op.ADD: 1, Op.MUL: 1, Op.GELU: 8, Op.RELU: 1, Op.BIAS_ADD: 1, Op.SOFTMAX: 5, Op.LAYERNORM: 8}
+
+
+class Flat(NamedTuple):
+    """A mapping's kernels as flat integer and float tables (what :func:`mapping_costs` reads)."""
+
+    ti: np.ndarray  # int64 [tensors, 10]: shape codes x4, ndim, item bytes, param, per_head, rhs, inside
+    tout: np.ndarray  # int64 [tensors]: 1 if the tensor is one of its kernel's outputs
+    ki: np.ndarray  # int64 [kernels, 10]: tensors from/to, master, seq source, ops from/to, tile rows, stationary
+    ops: np.ndarray  # int64 [ops, 4]: FLOP kind, element factor, output tensor, first input tensor
+    ops_in1: np.ndarray  # int64 [ops]: second input tensor (conv weights), -1 if none
+    live: np.ndarray  # int64: for each op position, the live tensors' indices (offsets in ``live_at``)
+    live_at: np.ndarray  # int64 [ops + 1]
+    fit: np.ndarray  # float64 [kernels, 2]: calibration (a, b) of seconds -> a + b * seconds
+
+
+def _code(d, dim: str) -> int:
+    if isinstance(d, int):
+        return d
+    return BATCH if d == "batch" else VALUE if d == dim else -3
+
+
+def flatten(graph: Graph, kernels, tilings, dim: str, attention: str, calibration=None,
+            specialised: bool = True) -> Flat:
+    """The structure of ``kernels`` (shape-free) as the tables :func:`mapping_costs` evaluates."""
+    heads_of = head_tensors(graph)
+    ti, tout, ki, ops, ops_in1, live, live_at, fit = [], [], [], [], [], [], [0], []
+    for k, tiling in zip(kernels, tilings, strict=True):
+        inside, order = set(k.nodes), {m: i for i, m in enumerate(k.nodes)}
+        last: dict[str, int] = {}
+        rhs: set[str] = set()
+        for m in k.nodes:
+            node = graph.node(m)
+            for pos, i in enumerate(node.inputs):
+                last[i] = order[m]
+                if node.op == Op.BATCH_MATMUL and pos == 1:
+                    rhs.add(i)
+        names = (*k.inputs, *k.nodes)
+        index = {}
+        t0 = len(ti)
+        for name in names:
+            node = graph.node(name)
+            codes = [_code(d, dim) for d in node.shape] + [1] * (4 - len(node.shape))
+            index[name] = len(ti)
+            ti.append([*codes, len(node.shape), DTYPE_BYTES[node.dtype], int(node.op == Op.PARAM),
+                       int(name in heads_of), int(name in rhs), int(name in inside)])
+            tout.append(int(name in k.outputs))
+        seq_src = next((index[t] for t in names if t in heads_of), -1)
+        o0 = len(ops)
+        activations = [t for t in names if graph.node(t).op != Op.PARAM]
+        for p, m in enumerate(k.nodes):
+            node = graph.node(m)
+            kind = (FLOP_ELEM if node.op in _ELEM else FLOP_MATMUL if node.op in (Op.MATMUL, Op.BATCH_MATMUL)
+                    else FLOP_CONV if node.op == Op.CONV2D else FLOP_NONE)
+            ins = [index[i] for i in node.inputs]
+            ops.append([kind, _ELEM.get(node.op, 0), index[m], ins[0] if ins else -1])
+            ops_in1.append(ins[1] if len(ins) > 1 else -1)
+            in_place = node.op not in (Op.MATMUL, Op.BATCH_MATMUL, Op.CONV2D)
+            live.extend(index[t] for t in activations
+                        if t == m or ((t not in inside or order[t] < p) and last.get(t, -1) > p)
+                        or (t in node.inputs and last.get(t, -1) == p and not in_place))
+            live_at.append(len(live))
+        ki.append([t0, len(ti), index[k.nodes[0]], seq_src, o0, len(ops), tiling.tile_rows,
+                   int(tiling.weights == "stationary"), int(specialised), 0])
+        a, b = (0.0, 1.0) if calibration is None else calibration.fits.get(graph.node(k.nodes[0]).op, (0.0, 1.0))
+        fit.append([a, b])
+    if any(c == -3 for row in ti for c in row[:4]):
+        raise ValueError(f"a shape uses a symbolic dim other than batch and {dim!r}")
+    return Flat(_ints(ti, 10), _ints(tout), _ints(ki, 10), _ints(ops, 4), _ints(ops_in1), _ints(live),
+                _ints(live_at), np.array(fit, dtype=np.float64).reshape(-1, 2))
+
+
+def _ints(rows: list, width: int = 0) -> np.ndarray:
+    a = np.array(rows, dtype=np.int64)
+    return a.reshape(-1, width) if width else a
+
+
+@njit(cache=True)
+def _dims(ti, i, batch, value, out):
+    for j in range(4):
+        c = ti[i, j]
+        out[j] = batch if c == BATCH else value if c == VALUE else c
+
+
+@njit(cache=True)
+def _prod(s, n):
+    p = 1
+    for j in range(n):
+        p *= s[j]
+    return p
+
+
+@njit(cache=True)
+def _rows(s, ndim, per_head):
+    rows = _prod(s, ndim - 1) if ndim > 1 else 1
+    return rows // s[1] if per_head else rows
+
+
+@njit(cache=True)
+def _footprint(ti, tout, ki, ops, ops_in1, live, live_at, k, batch, value, naive, fixed, per_row):  # noqa: C901
+    """footprint() of kernel ``k``; fills ``fixed``/``per_row`` per op position, returns the scalars."""
+    s, s2 = np.empty(4, np.int64), np.empty(4, np.int64)
+    t0, t1 = ki[k, 0], ki[k, 1]
+    _dims(ti, ki[k, 2], batch, value, s)
+    tokens = _rows(s, ti[ki[k, 2], 4], ti[ki[k, 2], 7] == 1)
+    seq = tokens
+    if ki[k, 3] >= 0:
+        _dims(ti, ki[k, 3], batch, value, s)
+        seq = s[2]
+    flops = 0.0
+    for o in range(ki[k, 4], ki[k, 5]):
+        _dims(ti, ops[o, 2], batch, value, s)
+        numel = _prod(s, ti[ops[o, 2], 4])
+        if ops[o, 0] == FLOP_ELEM:
+            flops += ops[o, 1] * numel
+        elif ops[o, 0] == FLOP_MATMUL:
+            _dims(ti, ops[o, 3], batch, value, s2)
+            flops += 2.0 * numel * s2[ti[ops[o, 3], 4] - 1]
+        elif ops[o, 0] == FLOP_CONV:
+            _dims(ti, ops_in1[o], batch, value, s2)
+            flops += 2.0 * numel * s2[0] * s2[1] * s2[2]
+    weight = stage = in_b = kv_b = 0.0
+    out_b, heads, have_heads = 0, 1, False
+    tf, tr = np.zeros(t1 - t0), np.zeros(t1 - t0)
+    for i in range(t0, t1):
+        _dims(ti, i, batch, value, s)
+        nd, item = ti[i, 4], ti[i, 5]
+        size = _prod(s, nd) * item
+        if tout[i] == 1:
+            out_b += size
+        if ti[i, 6] == 1:  # a weight
+            weight += size
+            if nd >= 2:
+                stage = max(stage, 2.0 * WEIGHT_BLOCK * _prod(s, nd - 1) * item)
+            continue
+        per_head, rhs, inside = ti[i, 7] == 1, ti[i, 8] == 1, ti[i, 9] == 1
+        if per_head:
+            heads = s[1] if not have_heads else max(heads, s[1])
+            have_heads = True
+        width = size / max(_rows(s, nd, per_head), 1)
+        hd = s[1] if per_head else 1
+        f, r = 0.0, width
+        if per_head and s[3] == s[2] and not rhs:  # scores [b, h, s, s]
+            if not inside or tout[i] == 1:
+                f, r = 0.0, float(s[3] * item)
+            elif naive:
+                f, r = float(s[2] * s[3] * item), 0.0
+            else:
+                f, r = 0.0, float(min(s[3], KEY_BLOCK) * item)
+        elif rhs and inside:
+            f, r = s[2] * width, 0.0
+        elif rhs:
+            f, r = min(s[2], KEY_BLOCK) * width / hd, 0.0
+        elif per_head:
+            f, r = 0.0, width / hd
+        if not inside:
+            if rhs:
+                kv_b += size
+            else:
+                in_b += size
+        tf[i - t0], tr[i - t0] = f, r
+    for p in range(ki[k, 5] - ki[k, 4]):
+        a, b = 0.0, 0.0
+        for j in range(live_at[ki[k, 4] + p], live_at[ki[k, 4] + p + 1]):
+            a += tf[live[j] - t0]
+            b += tr[live[j] - t0]
+        fixed[p], per_row[p] = a, b
+    return flops, tokens, heads, seq, in_b, kv_b, float(out_b), weight, stage
+
+
+@njit(cache=True)
+def _cost(fp, fixed, per_row, n_pos, tile, stationary, sram, bw, peak, launch, mma, fa, fb):
+    """cost_tiled(): (seconds, memory seconds, bytes moved, working set) of one tiling."""
+    flops, tokens, heads, seq, in_b, kv_b, out_b, weight, stage = fp
+    t = min(tile, tokens)
+    tiles = math.ceil(tokens / t)
+    query_tiles = math.ceil(seq / min(t, seq))
+    peak_ws = fixed[0] + t * per_row[0]
+    for p in range(1, n_pos):
+        peak_ws = max(peak_ws, fixed[p] + t * per_row[p])
+    ws = peak_ws + (weight if stationary else stage)
+    overflow = max(0.0, ws - sram)
+    spill = 2.0 * overflow * tiles * heads
+    weights = weight * (1 if stationary else tiles)
+    moved = in_b + kv_b * query_tiles + out_b + weights + spill / SPILL_EFFICIENCY
+    padded = math.ceil(tokens / mma) * mma
+    compute_s = flops * padded / tokens / peak
+    memory_s = moved / bw
+    seconds = fa + fb * (launch + max(compute_s, memory_s))
+    return seconds, memory_s, moved, ws
+
+
+@njit(cache=True)
+def mapping_costs(ti, tout, ki, ops, ops_in1, live, live_at, fit, batch, value, naive, sram, bw, peak, launch,
+                  mma, tiles, out):
+    """Each kernel's (seconds, memory seconds) at (batch, value) into ``out`` [kernels, 2].
+
+    A specialised kernel takes the cheapest candidate tiling (ties: the first, as ``min``
+    keeps it); the generic fallback keeps its own. Calibration is ``a + b x seconds``
+    (``(0, 1)`` leaves the seconds as they are, bit for bit).
+    """
+    n_pos_max = 1
+    for k in range(ki.shape[0]):
+        n_pos_max = max(n_pos_max, ki[k, 5] - ki[k, 4])
+    fixed, per_row = np.empty(n_pos_max), np.empty(n_pos_max)
+    for k in range(ki.shape[0]):
+        fp = _footprint(ti, tout, ki, ops, ops_in1, live, live_at, k, batch, value, naive, fixed, per_row)
+        n_pos, tokens, weight = ki[k, 5] - ki[k, 4], fp[1], fp[7]
+        fa, fb = fit[k, 0], fit[k, 1]
+        if ki[k, 8] == 0:
+            c = _cost(fp, fixed, per_row, n_pos, ki[k, 6], ki[k, 7] == 1, sram, bw, peak, launch, mma, fa, fb)
+            out[k, 0], out[k, 1] = c[0], c[1]
+            continue
+        best_s, best_m, best_b, best_w = np.inf, 0.0, np.inf, np.inf
+        for t in tiles:
+            for mode in range(2):  # streamed first (if weights exist), then stationary (if they fit)
+                if mode == 0:
+                    stationary = weight == 0.0
+                elif weight != 0.0 and weight <= sram:
+                    stationary = True
+                else:
+                    continue
+                s, m, b, w = _cost(fp, fixed, per_row, n_pos, t, stationary, sram, bw, peak, launch, mma, fa, fb)
+                if s < best_s or (s == best_s and (b < best_b or (b == best_b and w < best_w))):
+                    best_s, best_m, best_b, best_w = s, m, b, w
+            if t >= tokens:
+                break
+        out[k, 0], out[k, 1] = best_s, best_m
+
+
+TILES = np.array(TILE_CANDIDATES, dtype=np.int64)
