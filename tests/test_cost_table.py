@@ -48,6 +48,8 @@ def assert_same(plan, batch: int, value: int) -> None:
         phases, time = reference(plan, mapping, batch, value)
         assert plan.phases(mapping, batch, value) == phases, (batch, value)
         assert plan.mapping_time(mapping, batch, value) == time, (batch, value)
+        assert plan.spill_bytes(mapping, batch, value) == sum(c.spill_bytes for c in plan.kernel_costs(mapping, batch,
+                                                                                                          value))
 
 
 @pytest.mark.parametrize("model,fusion,attention,sram", [

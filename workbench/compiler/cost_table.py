@@ -199,7 +199,7 @@ def _footprint(ti, tout, ki, ops, ops_in1, live, live_at, k, batch, value, naive
 
 @njit(cache=True)
 def _cost(fp, fixed, per_row, n_pos, tile, stationary, sram, bw, peak, launch, mma, fa, fb):
-    """cost_tiled(): (seconds, memory seconds, bytes moved, working set) of one tiling."""
+    """cost_tiled(): (seconds, memory seconds, bytes moved, working set, raw spill bytes) of one tiling."""
     flops, tokens, heads, seq, in_b, kv_b, out_b, weight, stage = fp
     t = min(tile, tokens)
     tiles = math.ceil(tokens / t)
@@ -216,13 +216,13 @@ def _cost(fp, fixed, per_row, n_pos, tile, stationary, sram, bw, peak, launch, m
     compute_s = flops * padded / tokens / peak
     memory_s = moved / bw
     seconds = fa + fb * (launch + max(compute_s, memory_s))
-    return seconds, memory_s, moved, ws
+    return seconds, memory_s, moved, ws, spill
 
 
 @njit(cache=True)
 def mapping_costs(ti, tout, ki, ops, ops_in1, live, live_at, fit, batch, value, naive, sram, bw, peak, launch,
                   mma, tiles, out):
-    """Each kernel's (seconds, memory seconds) at (batch, value) into ``out`` [kernels, 2].
+    """Each kernel's (seconds, memory seconds, raw spill bytes) at (batch, value) into ``out`` [kernels, 3].
 
     A specialised kernel takes the cheapest candidate tiling (ties: the first, as ``min``
     keeps it); the generic fallback keeps its own. Calibration is ``a + b x seconds``
@@ -238,9 +238,9 @@ def mapping_costs(ti, tout, ki, ops, ops_in1, live, live_at, fit, batch, value, 
         fa, fb = fit[k, 0], fit[k, 1]
         if ki[k, 8] == 0:
             c = _cost(fp, fixed, per_row, n_pos, ki[k, 6], ki[k, 7] == 1, sram, bw, peak, launch, mma, fa, fb)
-            out[k, 0], out[k, 1] = c[0], c[1]
+            out[k, 0], out[k, 1], out[k, 2] = c[0], c[1], c[4]
             continue
-        best_s, best_m, best_b, best_w = np.inf, 0.0, np.inf, np.inf
+        best_s, best_m, best_b, best_w, best_x = np.inf, 0.0, np.inf, np.inf, 0.0
         for t in tiles:
             for mode in range(2):  # streamed first (if weights exist), then stationary (if they fit)
                 if mode == 0:
@@ -249,12 +249,12 @@ def mapping_costs(ti, tout, ki, ops, ops_in1, live, live_at, fit, batch, value, 
                     stationary = True
                 else:
                     continue
-                s, m, b, w = _cost(fp, fixed, per_row, n_pos, t, stationary, sram, bw, peak, launch, mma, fa, fb)
+                s, m, b, w, x = _cost(fp, fixed, per_row, n_pos, t, stationary, sram, bw, peak, launch, mma, fa, fb)
                 if s < best_s or (s == best_s and (b < best_b or (b == best_b and w < best_w))):
-                    best_s, best_m, best_b, best_w = s, m, b, w
+                    best_s, best_m, best_b, best_w, best_x = s, m, b, w, x
             if t >= tokens:
                 break
-        out[k, 0], out[k, 1] = best_s, best_m
+        out[k, 0], out[k, 1], out[k, 2] = best_s, best_m, best_x
 
 
 TILES = np.array(TILE_CANDIDATES, dtype=np.int64)

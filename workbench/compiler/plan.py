@@ -124,10 +124,17 @@ class Plan:
         if key not in self._memo:
             flat = self._flat(mapping)
             if flat is None:
-                self._memo[key] = tuple((c.seconds, c.demand) for c in self.kernel_costs(mapping, batch, value))
+                costs = self.kernel_costs(mapping, batch, value)
+                self._memo[key] = tuple((c.seconds, c.demand) for c in costs)
+                self._memo[("spill",) + key[1:]] = sum(c.spill_bytes for c in costs)
             else:
-                self._memo[key] = _compiled_phases(self, flat, batch, value)
+                self._memo[key], self._memo[("spill",) + key[1:]] = _compiled_phases(self, flat, batch, value)
         return self._memo[key]
+
+    def spill_bytes(self, mapping: Mapping, batch: int, value: int) -> float:
+        """Raw bytes a batch's kernels spill (written out and read back), as ``kernel_costs`` sums them."""
+        self.phases(mapping, batch, value)
+        return self._memo[("spill", id(mapping), batch, value)]
 
     def mapping_time(self, mapping: Mapping, batch: int, value: int) -> tuple[float, float]:
         """(seconds, mean bandwidth demand) of a batch through ``mapping``, alone on the chip."""
@@ -215,7 +222,7 @@ class PlanRun:
     def batch_profile(self, bucket: int, size: int, value: int) -> dict[str, float]:
         """Launches, spilled bytes, the compiler's prediction and the isolated time at the real shape (no noise)."""
         mapping, floor = self.mapping(bucket)
-        costs = self.plan.kernel_costs(mapping, size, max(value, floor))
+        shape = max(value, floor)
         kind = self.kind(bucket)
         if kind == "envelope":
             predicted = self.plan.predict(bucket, size)
@@ -224,7 +231,7 @@ class PlanRun:
             predicted = b.predicted_s[size - 1] if size <= len(b.predicted_s) else float("nan")
         else:
             predicted = float("nan")  # no compile-time prediction for padded or generic runs
-        return {"launches": float(len(costs)), "spill_bytes": sum(c.spill_bytes for c in costs),
+        return {"launches": float(len(mapping.kernels)), "spill_bytes": self.plan.spill_bytes(mapping, size, shape),
                 "predicted_s": predicted, "isolated_s": self.cost(bucket, size, value)[0]}
 
     def _timed(self, bucket: int, value: int) -> tuple[Mapping, int, float]:
@@ -266,15 +273,16 @@ class PlanRun:
         return t, u, 0.0
 
 
-def _compiled_phases(plan: Plan, flat, batch: int, value: int) -> tuple[tuple[float, float], ...]:
-    """(seconds, demand) per kernel from the compiled cost model; demand as ``KernelCost.demand``."""
+def _compiled_phases(plan: Plan, flat, batch: int, value: int) -> tuple[tuple[tuple[float, float], ...], float]:
+    """(seconds, demand) per kernel from the compiled cost model (demand as ``KernelCost.demand``), and the spill."""
     from workbench.compiler.cost_table import TILES, mapping_costs
 
     hw = plan.hardware
-    out = np.empty((len(flat.ki), 2))
+    out = np.empty((len(flat.ki), 3))
     mapping_costs(*flat, batch, value, plan.options.attention == "naive", hw.sram_bytes_per_core,
                   hw.hbm_bandwidth_bytes_per_s, hw.peak_flops_per_core, hw.launch_s, hw.mma_rows, TILES, out)
-    return tuple((s, min(m / s, 1.0) if s > 0 else 0.0) for s, m in out.tolist())
+    rows = out.tolist()
+    return tuple((s, min(m / s, 1.0) if s > 0 else 0.0) for s, m, _ in rows), sum(x for _, _, x in rows)
 
 
 def _classify(plan: Plan, requests: Requests) -> Classification:
