@@ -32,6 +32,7 @@ from workbench.grading.lexicon import (
     FIX_MARKER,
     FIX_STOP,
     GATE,
+    GATE_FIRST,
     GENERIC,
     I_OWN,
     LOOK_INTO,
@@ -47,7 +48,7 @@ from workbench.grading.lexicon import (
     ROLES,
     WAY_BACK,
 )
-from workbench.grading.text import bare_run, content_words, find, has, negated, phrase, quote
+from workbench.grading.text import asserted, bare_run, content_words, find, has, negated, phrase, quote
 
 
 @dataclass(frozen=True)
@@ -81,7 +82,7 @@ def mechanism(drill: Drill, segs: list[str], norms: list[str]) -> Element:
     steps = steps_of(drill)
     question = drill.senior_review_question
     full = " ".join(norms)
-    wrong = [t for t in r.rejected_mechanisms if has(full, [t]) and not negated(full, t)]
+    wrong = [t for t in r.rejected_mechanisms if asserted(full, t)]
     if wrong:
         return Element(False, "", f"'{wrong[0]}' is not the bottleneck class in this scenario; explain the chain "
                                   "that fits what the evidence shows", question)
@@ -206,7 +207,7 @@ def rollback(segs: list[str], norms: list[str], stuffed: bool) -> Element:
     for s, n in zip(segs, norms, strict=True):
         if stuffed and bare_run(n):
             continue
-        if GATE.search(n):
+        if GATE.search(n) or GATE_FIRST.search(n):
             return Element(True, quote(s), "")
         for m in WAY_BACK.finditer(n):
             window = n[max(0, m.start() - 160):m.end() + 160]  # the condition is attached to the way back

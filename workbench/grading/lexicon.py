@@ -39,6 +39,9 @@ WAY_BACK = re.compile(r"(?<![a-z])(?:roll(?:s|ed|ing)?[ -]?back|rollback|revert\
                       r"route to|send to)\w{0,3} (?:the |our )?(?:old|previous|prior|last|pinned|current|baseline|"
                       r"known[- ]good)|kill[- ]?switch|(?:disable|turn off|flip off|switch off) (?:\w+ ){0,3}"
                       r"(?:flag|feature|change|it)|flag off|abort\w*|halt\w*|(?:be|is|gets?|got) pulled|"
+                      r"(?:turn|switch|flip|shut)\w* (?:it|that|this|them|the [\w-]+(?: [\w-]+)?) off|"
+                      r"(?:flag|feature|switch|it) (?:goes|go|is|gets|get|turned|switched|flipped) off|"
+                      r"(?:stay|sit|stop|remain|hold)\w* (?:at|on) the (?:previous|prior|last|old)|"
                       r"pull (?:it|the (?:change|plan|release|canary|rollout))|stop the (?:rollout|release|canary))"
                       r"(?![a-z])")
 _CMP = r"(?:above|over|below|under|higher than|lower than|more than|less than|greater than|exceeds?)"
@@ -46,22 +49,36 @@ _OBJECT = (r"(?:regress\w*|breach\w*|exceed\w*|spike\w*|degrad\w*|violat\w*|slos
            r"canary|errors?|error rate|alert\w*|threshold|baseline|hit rate|budget|guardrail|reloads?|evictions?|"
            r"compiles?|recompiles?|starv\w*|utili[sz]ation|throughput|accuracy|tail|slowest|percentile|"
            r"" + _CMP + r" (?:\w+ ){0,3}?(?:\d|the (?:old|previous|baseline|slo|target)|slo|target))")
-CONDITION = re.compile(r"(?<![a-z])(?:(?:if|when|whenever|unless|once|upon|in case|the moment|as soon as|until)"
-                       r"(?![a-z])[^.;\n]{0,120}?|on (?:a |an |any |the )?(?:\w+ ){0,2}?)(?<![a-z])" + _OBJECT +
-                       r"(?![a-z])")
+CONDITION = re.compile(r"(?<![a-z])(?:(?:(?:if|when|whenever|unless|once|upon|in case|the moment|as soon as|"
+                       r"until)(?![a-z])[^.;\n]{0,120}?|on (?:a |an |any |the )?(?:\w+ ){0,2}?)(?<![a-z])" + _OBJECT +
+                       r"(?![a-z])|(?:p\d{2}(?:\.\d)?|latency|[a-z]+ rate|reloads?|errors?|util\w*)"
+                       r"\s?(?:>=?|<=?|≥|≤)\s?\d|"
+                       # a plain regression of a named thing: "if that slice gets slower" (not "if it gets worse")
+                       r"(?:if|when|whenever|once|the moment|as soon as)\s+(?!(?:it|things|this|that|anything|stuff|"
+                       r"something|we)\s)(?:[\w'-]+\s+){1,8}?(?:is|are|gets?|goes|go|looks?|runs?|becomes?)\s+"
+                       r"(?:\w+\s+)?(?:worse|slower|stuck|higher|longer))")
 _RELEASE = (r"(?:ship\w*|release\w*|go out|go live|goes live|launch\w*|roll ?out|deploy\w*|migrat\w*|promot\w*|"
             r"expand\w*|enabl\w*|merg\w*|widen\w*|go wider|sign(?:ed)? off|approv\w*|turn (?:it )?on|onboard\w*|"
-            r"move\w*|switch\w*|cut over|flip\w*)")
+            r"move\w*|switch\w*|cut over|flip\w*|let\w*|size\w*)")
+_VALIDATION = (r"(?:load[- ]test|canary|validat\w*|pass\w*|green|meets?|production|p\d\d|benchmark\w*|test\w*|"
+               r"shows?|replay\w*|eval\w*|confirm\w*|proves?|verif\w*|under \d|below \d|traffic|target|slo|trial|"
+               r"pilot|stays?|stayed|holds?|percentile|agree\w*)")
 GATE = re.compile(r"(?<![a-z])(?:(?:hold|block|gate|pause|freeze|delay)\w{0,3}(?: [\w-]+){1,5}?|on hold|"
                   r"(?:don'?t|do not|won'?t|will not|wouldn'?t|would not|shouldn'?t|should not|can'?t|cannot|"
                   r"mustn'?t|must not|not|never|no) (?:\w+ ){0,4}?" + _RELEASE + r"|"
-                  + _RELEASE + r" only|only " + _RELEASE + r"|no[- ]go|go/no-go|not before|gated on|gate it on|"
+                  + _RELEASE + r" only|only " + _RELEASE + r"|" + _RELEASE + r" nothing|no[- ]go|go/no-go|not before|"
+                  r"gated on|gate it on|"
                   r"stays? (?:held|off|gated|dark|at)|"
                   r"keep [^.\n]{0,40}(?:off|serving|pinned|on the old|on the previous))"
                   r"[^.\n]{0,160}?(?<![a-z])(?:until|unless|only if|only after|once|after|before|without)(?![a-z])"
-                  r"[^.\n]{0,160}?(?:load[- ]test|canary|validat\w*|pass\w*|green|meets?|production|p\d\d|"
-                  r"benchmark\w*|test\w*|shows?|replay\w*|eval\w*|confirm\w*|proves?|verif\w*|under \d|below \d|"
-                  r"traffic|target|slo|trial|pilot|stays?|stayed|holds?|percentile)")
+                  r"[^.\n]{0,160}?" + _VALIDATION)
+# the condition first ("until the canary passes, the new plan stays held"); a release only with a validation
+GATE_FIRST = re.compile(r"(?<![a-z])(?:(?:until|unless|only (?:once|after|when|if))(?![a-z])[^.\n]{0,160}?"
+                        + _VALIDATION + r"[^.\n]{0,120}?(?:stays? (?:held|off|gated|dark)|on hold|keeps? serving|"
+                        r"(?:hold|block)\w*|"
+                        r"(?:don'?t|do not|won'?t|not|never|no) (?:\w+ ){0,4}?" + _RELEASE + r")|" + _RELEASE +
+                        r" only (?:with|behind|after|on|through) (?:a |an |the )?(?:[\w-]+ ){0,2}?"
+                        r"(?:canary|load[- ]test|validation|sign-?off|pilot|trial))")
 GENERIC = {"the", "a", "an", "our", "some", "any", "whole", "this", "that", "my", "your", "every", "other", "entire",
            "same", "relevant", "appropriate", "responsible", "their", "his", "her", "clear", "named", "single",
            "accountable", "one", "new", "right", "proper", "dedicated", "should", "must", "will", "can", "which",

@@ -31,6 +31,7 @@ def norm(text: str) -> str:
     t = _LONG.sub(lambda m: m.group()[:MAX_WORD], text.lower())
     t = t.replace("-->", "\u2192").replace("->", "\u2192").replace("=>", "\u2192").replace("\u2019", "'")
     t = re.sub(r"\s*([<>])\s*(?=\d)", r" \1 ", t)  # seq>512 -> seq > 512 (arrows are out of the way)
+    t = re.sub(r"(?<=\d)(?=(?:gib|gb|mib|mb|ms|us|tb/s|gb/s)(?![a-z]))", " ", t)  # 32gb -> 32 gb
     t = t.replace("\u2192", " -> ")
     t = re.sub(r"\s+", " ", t)
     return f" {t} "
@@ -48,6 +49,10 @@ def segments(text: str) -> list[str]:
     return out
 
 
+_WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+_NUMBERS = {**{w: str(i) for i, w in enumerate(_WORDS, 1)}, **{str(i): w for i, w in enumerate(_WORDS, 1)}}
+
+
 @lru_cache(maxsize=8192)
 def phrase(term: str) -> re.Pattern:
     """A phrase as a pattern: each word matched from its start (suffixes free), up to two words between."""
@@ -56,7 +61,12 @@ def phrase(term: str) -> re.Pattern:
     for w in words:
         stem = _SUFFIX.sub("", w) if len(w) > 4 and w.isalpha() else w
         tail = r"(?![a-z])" if w in _WHOLE or len(w) <= 2 else ""  # 'so' must not match 'some'
-        parts.append(r"(?<![a-z0-9])" + re.escape(stem) + tail)
+        body = re.escape(stem).replace("'", "'?")  # don't = dont
+        if w in _NUMBERS:  # two = 2, and 2 = two
+            body, tail = f"(?:{w}|{_NUMBERS[w]})", r"(?![a-z0-9])"
+        elif w in ("gib", "mib"):  # 12 gib = 12 gb
+            body = w[0] + "i?b"
+        parts.append(r"(?<![a-z0-9])" + body + tail)
     gap = r"[a-z0-9./%',;:-]{0,W}(?:[\s-]+[^\s]{1,W}){0,2}?[\s-]+".replace("W", str(MAX_WORD))
     return re.compile(gap.join(parts) if len(parts) > 1 else parts[0])
 
@@ -80,6 +90,23 @@ def negated(text: str, term: str) -> bool:
     if not m:
         return False
     return bool(_NEG.search(text[max(0, m.start() - 40):m.start()]))
+
+
+_DISMISS_BEFORE = re.compile(r"(?<![a-z])(?:mistaken for|mistake it for|rather than|instead of|rule[sd]? out|"
+                             r"ruling out|(?:within|inside|lost in)(?: the)?(?: [\w']+){0,2}|isn'?t|wasn'?t|not|no|"
+                             r"nor|never|"
+                             r"without|nothing to do with|unlike)(?![a-z])[^.;]{0,25}$")
+_DISMISS_AFTER = re.compile(r"^[^.;]{0,30}?(?<![a-z])(?:is|was|can be|has been)? ?(?:ruled out|excluded|not (?:it|the "
+                            r"(?:cause|issue|problem))|isn'?t (?:it|the (?:cause|issue|problem)))")
+
+
+def asserted(text: str, term: str) -> bool:
+    """Does the text put ``term`` forward, somewhere, rather than only dismiss it ("not noise", "ruled out")?"""
+    for m in phrase(term).finditer(text):
+        before, after = text[max(0, m.start() - 60):m.start()], text[m.end():m.end() + 40]
+        if not (_NEG.search(before[-40:]) or _DISMISS_BEFORE.search(before) or _DISMISS_AFTER.search(after)):
+            return True
+    return False
 
 
 def links(text: str) -> list[str]:
