@@ -1,7 +1,7 @@
 """Keep the notebooks reviewable: execute them, then keep only the outputs nbval checks.
 
-``python tests/notebook_tools.py refresh`` (``make notebooks``) executes every notebook in
-``notebooks/`` in a fresh kernel and stores, for cells marked ``# NBVAL_CHECK_OUTPUT``
+``python tests/notebook_tools.py refresh [NOTEBOOK ...]`` (``make notebooks``) executes the named
+notebooks, or every notebook in ``notebooks/`` and ``notebooks/solutions/``, in a fresh kernel and stores, for cells marked ``# NBVAL_CHECK_OUTPUT``
 only, their text outputs and execution counts (the golden numbers nbval compares);
 every other output, execution count and widget state is dropped. ``check`` fails if a committed notebook
 is not in that form.
@@ -80,14 +80,21 @@ def refresh(paths: list[Path]) -> None:
         nbformat.write(nb, path)
 
 
+def notebook_paths(args: list[str]) -> list[Path]:
+    """The notebooks named in ``args``, or every chapter and every solution when none is named."""
+    if args:
+        return [Path(a).resolve() for a in args]
+    return sorted(NOTEBOOKS.glob("*.ipynb")) + sorted((NOTEBOOKS / "solutions").glob("*.ipynb"))
+
+
 if __name__ == "__main__":
-    paths = sorted(NOTEBOOKS.glob("*.ipynb"))
-    if sys.argv[1:] == ["refresh"]:
+    command, paths = sys.argv[1:2], notebook_paths(sys.argv[2:])
+    if command == ["refresh"]:
         refresh(paths)
-    elif sys.argv[1:] == ["check"]:
+    elif command == ["check"]:
         bad = {p.name: problems(nbformat.read(p, as_version=4)) for p in paths}
         bad = {k: v for k, v in bad.items() if v}
         print(bad or "all notebooks clean")
         sys.exit(1 if bad else 0)
     else:
-        sys.exit("usage: notebook_tools.py refresh|check")
+        sys.exit("usage: notebook_tools.py refresh|check [NOTEBOOK ...]")
