@@ -92,6 +92,7 @@ def test_littles_law_on_the_queue(sc):
     """Time-average queue depth equals arrival rate times mean time in queue, on the sample path."""
     tr = simulate(sc)
     t, depth = tr.queue_depth()
+    assert len(depth) == 0 or depth.min() >= 0  # a request enters the queue before it can leave it
     horizon = t[-1] - t[0]
     if horizon <= 0:
         return

@@ -164,7 +164,8 @@ def summarize(trace: Trace) -> dict:
     t, depth = depth_curve
     dt = np.diff(t, append=t[-1]) if len(t) else np.zeros(0)
     depth_mean = float((depth * dt).sum() / max(t[-1] - t[0], 1e-300)) if len(t) else 0.0
-    depth_max = int(depth.max()) if len(depth) else 0
+    held = depth[dt > 0]  # a depth held for no time (a tie of enqueue and leave) is not a peak
+    depth_max = int(held.max()) if len(held) else 0
     load = load_state(trace, depth_curve, t0)
     del dt, t, depth, depth_curve  # the curve is the largest temporary: free it before the tail drivers
     outcomes = np.bincount(trace.outcome, minlength=len(OUTCOMES))

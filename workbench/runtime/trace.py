@@ -100,7 +100,8 @@ class Trace:
     def queue_depth(self) -> tuple[np.ndarray, np.ndarray]:
         """(times, requests waiting after each change): +1 on enqueue, -1 on leaving the queue.
 
-        At equal times a leave comes before an enqueue. Arrivals are already sorted, so only
+        At equal times an enqueue comes before a leave (a request dispatched the instant it
+        arrives was in the queue for no time, never below zero). Arrivals are already sorted, so only
         the leave times are sorted and the two runs merged (no sort of both, no int64 steps):
         the same arrays, bit for bit, as :func:`queue_depth_reference`.
         """
@@ -116,10 +117,10 @@ class Trace:
         if np.isnan(leave[-1:]).any() or (len(arrive) > 1 and bool((arrive[1:] < arrive[:-1]).any())):
             return queue_depth_reference(self)  # unsorted arrivals or a leave without a time
         m = len(arrive)
-        # a leave goes after the arrivals strictly before it; an arrival after the leaves up to it
-        at_leave = np.searchsorted(arrive, leave, side="left")
+        # a leave goes after the arrivals up to its time; an arrival after the leaves strictly before it
+        at_leave = np.searchsorted(arrive, leave, side="right")
         at_leave += np.arange(m, dtype=at_leave.dtype)
-        at_arrive = np.searchsorted(leave, arrive, side="right")
+        at_arrive = np.searchsorted(leave, arrive, side="left")
         at_arrive += np.arange(m, dtype=at_arrive.dtype)
         t = np.empty(2 * m)
         t[at_leave] = leave
@@ -167,5 +168,5 @@ def queue_depth_reference(trace: Trace) -> tuple[np.ndarray, np.ndarray]:
     leave = np.where(trace.outcome == COMPLETED, trace.dispatch_s, trace.rejected_s)[enq]
     t = np.concatenate([trace.arrival_s[enq], leave])
     d = np.concatenate([np.ones(enq.sum(), dtype=np.int64), -np.ones(enq.sum(), dtype=np.int64)])
-    order = np.lexsort((d, t))  # at equal times, leave before enqueue
+    order = np.lexsort((-d, t))  # at equal times, enqueue before leave
     return t[order], np.cumsum(d[order])
