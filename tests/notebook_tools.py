@@ -1,10 +1,10 @@
 """Keep the notebooks reviewable: execute them, then keep only the outputs nbval checks.
 
 ``python tests/notebook_tools.py refresh [NOTEBOOK ...]`` (``make notebooks``) executes the named
-notebooks, or every notebook in ``notebooks/`` and ``notebooks/solutions/``, in a fresh kernel and stores, for cells marked ``# NBVAL_CHECK_OUTPUT``
-only, their text outputs and execution counts (the golden numbers nbval compares);
-every other output, execution count and widget state is dropped. ``check`` fails if a committed notebook
-is not in that form.
+notebooks, or every notebook in ``notebooks/`` and ``notebooks/solutions/``, in a fresh kernel and
+stores, for cells marked ``# NBVAL_CHECK_OUTPUT`` only, their text outputs and execution counts (the
+golden numbers nbval compares); every other output, execution count and widget state is dropped.
+``check`` fails if a committed notebook is not in that form.
 """
 
 from __future__ import annotations
