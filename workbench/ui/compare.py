@@ -29,12 +29,16 @@ def ratio_words(name: str, before: float, after: float, unit: str = "ms", scale:
     a, b = before * scale, after * scale
     r = after / before if before > 0 else math.inf
     if r >= 1.5:
-        size = f"x{r:.2g} higher"
+        size = f"x{_times(r)} higher"
     elif r <= 1 / 1.5:
-        size = f"x{1 / r:.2g} lower" if r > 0 else "down to 0"
+        size = f"x{_times(1 / r)} lower" if r > 0 else "down to 0"
     else:
         size = f"{abs(r - 1):.0%} {'higher' if r > 1 else 'lower'}".replace("%", " %")
     return f"{name} {size} ({_num(a)} -> {_num(b)} {unit})"
+
+
+def _times(r: float) -> str:
+    return f"{r:.2g}" if r < 10 else f"{r:.0f}"
 
 
 def _num(x: float) -> str:

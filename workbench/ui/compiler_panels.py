@@ -10,7 +10,7 @@ from workbench.analysis.metrics import summarize
 from workbench.config import Drift, ShapeDist
 from workbench.ui import figures as f
 from workbench.ui.palette import BASELINE, BASELINE_ALPHA, CURRENT
-from workbench.ui.panel import Panel, builtin, dropdown, slider, lat_ms, with_rate
+from workbench.ui.panel import Panel, builtin, dropdown, lat_ms, slider, with_rate
 
 ENVELOPES = {
     "128 / 256 / 512": [128, 256, 512],

@@ -170,7 +170,8 @@ def status_text(summary: dict) -> str:
         offered, served = load.get("offered_rps"), summary.get("throughput_rps")
         head = (f"arrival rate {offered:.0f} req/s exceeds capacity ~{served:.0f} req/s (what was served); "
                 if offered and served else "")
-        lines.append("OVERLOADED: " + head + (load.get("note") or "arrivals outpace service; queues grow without bound"))
+        lines.append("OVERLOADED: " + head + (load.get("note", "").removeprefix("overloaded: ")
+                                           or "arrivals outpace service; queues grow without bound"))
     return "\n".join(lines)
 
 
@@ -251,7 +252,7 @@ class Bars:
 
 
 class DriverBars(Bars):
-    """Tail-driver shares (current over previous), one row per driver coloured by cause."""
+    """Tail-driver shares (current over previous), one row per driver coloured by cause (the x label names the grey)."""
 
     def __init__(self, ax, label: str = "this run", previous: str = "previous setting"):
         super().__init__(ax, len(DRIVERS), horizontal=True, label=label, previous=previous)
@@ -260,7 +261,7 @@ class DriverBars(Bars):
         ax.set_yticks(np.arange(len(DRIVERS)), [d.replace("_", " ") for d in DRIVERS], fontsize=8)
         ax.invert_yaxis()
         ax.set_xlim(0, 1)
-        ax.set_xlabel("share of latency above p95 (grey: previous)")
+        ax.set_xlabel(f"share of latency above p95 (grey: {previous})")
 
     def show(self, summary: dict, previous: dict | None = None) -> None:
         """Bars from two run summaries."""

@@ -49,8 +49,8 @@ def worst_regression(before: Effect, after: Effect) -> float:
 
 def loop_summary(loop: LoopResult, threshold: float) -> dict:
     """The final run's summary plus what the loop did (for :func:`workbench.ui.compare.what_changed`)."""
-    verdicts = [{"kind": r.action.kind, "accepted": r.verdict.accepted, "worst": worst_regression(loop.before, r.effect)}
-                for r in loop.results]
+    verdicts = [{"kind": r.action.kind, "accepted": r.verdict.accepted,
+                 "worst": worst_regression(loop.before, r.effect)} for r in loop.results]
     return {**loop.final_summary, "loop": {"threshold": threshold, "actions": list(loop.final_actions),
                                            "verdicts": verdicts}}
 
@@ -81,7 +81,6 @@ class ClosedLoopPanel(Panel):
                                                label="after, previous setting")
         self.axes[0].legend(loc="lower right", fontsize=8)
         self.drivers = f.DriverBars(self.axes[1], label="after", previous="baseline")
-        self.axes[1].legend(fontsize=8, loc="lower right")
 
     def draw(self, loop, prev):
         after, base = f.latencies_ms(loop.final), f.latencies_ms(loop.baseline)

@@ -5,12 +5,13 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+from matplotlib.ticker import MaxNLocator
 
 from workbench.analysis.metrics import summarize, wait_profile
 from workbench.config import Batching, Scheduler
 from workbench.ui import figures as f
 from workbench.ui.palette import BASELINE, BASELINE_ALPHA, CURRENT, cause_color
-from workbench.ui.panel import Panel, builtin, dropdown, slider, lat_ms, with_rate
+from workbench.ui.panel import Panel, builtin, dropdown, lat_ms, slider, with_rate
 
 GIB = 1 << 30
 MAX_BATCH = 64  # the max-batch slider's top: the batch-size histogram has one bar per size up to it
@@ -44,6 +45,7 @@ class BatchingPanel(Panel):
         ax.set_title("queue wait profile (20 windows)", fontsize=9)
         ax = self.axes[1]
         self.hist = f.Bars(ax, MAX_BATCH + 1, color=cause_color("service"))
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_xlabel("batch size")
         ax.set_ylabel("batches")
         ax.set_title(" ", fontsize=9)
