@@ -15,9 +15,9 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from workbench.analysis.metrics import DRIVERS
 from workbench.runtime.trace import Trace
-from workbench.ui.palette import BASELINE, BASELINE_ALPHA, CURRENT, cause_color
+from workbench.ui.palette import BASELINE, BASELINE_ALPHA, CAUSES, CURRENT, SECOND, cause_color
 
-COLORS = ("tab:blue", "tab:red", "tab:green", "tab:orange", "tab:purple", "tab:brown")
+COLORS = (CURRENT, SECOND, CAUSES["service"], CAUSES["memory_contention"], CAUSES["core_imbalance"], BASELINE)
 MARKS = ((50, ":"), (95, "--"), (99, "-"))
 
 

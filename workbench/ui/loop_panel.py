@@ -1,13 +1,14 @@
 """The closed loop in a panel: telemetry -> retuning actions -> rollback guard, before and after.
 
 One scenario is made for this panel, ``pinned_tradeoff``: ``pinned_skew`` with a
-deterministic 1 ms service and its hot and warm streams each pinned to a core run at
-99 %, while the cold stream has two cores to itself at 50 %. Least-loaded placement cuts
-p99 from about 81 ms to 3 ms, but the cold stream, which shared nothing before, now
-queues behind the others: its p99 rises by about 20 %. The guard threshold is the price
-the loop may make one stream pay: below 20 % it refuses the move and keeps the 81 ms
-tail; at 20 % or more it takes it. The built-in scenarios' actions are either clear wins
-or clear losses, so there the slider changes nothing (and the panel says why).
+deterministic 1 ms service, its hot and warm streams each pinned to one core run at
+about 98 %, while the cold stream has two cores to itself (about 50 %). Least-loaded
+placement cuts p99 from about 80 ms to 3 ms, but the cold stream, which shared nothing
+before, now queues behind the others: its p99 rises by about 19 % (2.5 -> 3.0 ms, at
+53,000 requests). The guard threshold is the price the loop may make one stream pay:
+up to 0.19 it refuses the move and keeps the 80 ms tail; from 0.20 it takes it
+(``tests/test_ui_panels.py`` asserts both sides). In the built-in scenarios every action is
+a clear win or a clear loss, so there the slider changes nothing (and the panel says why).
 """
 
 from __future__ import annotations
