@@ -68,3 +68,32 @@ def test_the_panel_saves_to_the_clis_default_store(tmp_path, monkeypatch):
     store = Store(tmp_path / "default.sqlite3")  # what `workbench progress` reads
     assert [a["verdict"] for a in store.attempts()] == ["strong"]
     assert DrillPanel(drill_id="fusion-memory-bursts", show_evidence=False, store=False).store is None
+
+
+def test_attempts_graded_in_jupyter_are_listed_by_workbench_progress(tmp_path, monkeypatch, capsys):
+    from workbench.cli import main
+
+    monkeypatch.setenv("WORKBENCH_DB", str(tmp_path / "jupyter.sqlite3"))
+    panel = DrillPanel(drill_id="fusion-memory-bursts", show_evidence=False)  # no store given: the CLI's default
+    panel.answer.value = ANSWER
+    panel.button.click()
+    assert "attempt #1 saved" in panel.feedback.value and "jupyter.sqlite3" in panel.feedback.value
+    panel.store.close()
+    capsys.readouterr()
+    assert main(["progress"]) == 0  # the same default database, read by the CLI
+    out = capsys.readouterr().out
+    assert "1 attempts in" in out and "fusion-memory-bursts" in out and "strong" in out
+
+
+def test_a_drill_switch_clears_the_old_evidence_at_once_and_says_it_is_running():
+    from workbench.ui.drill_panel import RUNNING
+
+    panel = DrillPanel(drill_id="fusion-memory-bursts")
+    old = panel.evidence.value
+    assert "p99 ms" in old
+    seen = []
+    panel.evidence.observe(lambda change: seen.append((change["new"], panel.prompt.value)), names="value")
+    panel.select.value = "compiler-runtime-mapping"
+    assert seen[0][0] == RUNNING and "aggressive fusion" in seen[0][1]  # cleared before the prompt even changed
+    assert old not in [value for value, _ in seen]
+    assert "p99 ms" in panel.evidence.value and panel.evidence.value != old  # the new drill's evidence

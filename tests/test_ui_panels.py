@@ -47,7 +47,7 @@ def test_batching_panel_longer_delay_bigger_batches_longer_waits():
     assert long["batch_size"]["mean"] > short["batch_size"]["mean"]
     assert long["wait_s"]["p50"] > short["wait_s"]["p50"]
     p.ctrl["policy"].value = "none"  # over capacity without batching: the panel says so
-    assert "overloaded" in p.summary.value
+    assert "OVERLOADED: arrival rate" in p.summary.value and "exceeds capacity" in p.summary.value
 
 
 def test_fairness_panel_weights_move_per_stream_p99():
@@ -84,7 +84,7 @@ def test_closed_loop_panel_proposes_and_guards():
     assert p.result.final_actions == ("placement",) and "least-loaded" in p.summary.value
 
 
-def test_refused_configuration_shows_its_message_not_a_traceback():
+def test_refused_configuration_shows_its_message_and_keeps_the_old_image():
     class Refusing(Panel):
         ncols = 1
 
@@ -94,17 +94,91 @@ def test_refused_configuration_shows_its_message_not_a_traceback():
         def run(self, x):
             if x == 0:
                 raise ConfigError("x", x, "must be >= 1")
-            return x
+            return {"x": x}
 
-        def draw(self, r):
-            self.axes[0].clear()
+        def layout(self):
+            (self.line,) = self.axes[0].plot([0, 1], [0, 1])
+
+        def draw(self, r, prev):
+            self.line.set_ydata([0, r["x"]])
 
         def text(self, r):
-            return f"x = {r}"
+            return f"x = {r['x']}"
 
     p = Refusing()
+    p.ctrl["x"].value = 2
+    image = p.image.value
     p.ctrl["x"].value = 0
-    assert "refused" in p.summary.value and "must be &gt;= 1" in p.summary.value and p.result == 1
+    assert "refused" in p.summary.value and "must be &gt;= 1" in p.summary.value
+    assert p.image.value == image and p.result == {"x": 2}  # the last setting that ran stays on screen
+    p.ctrl["x"].value = 1
+    assert p.image.value != image and p.previous == {"x": 2}  # the refused setting is not a "previous run"
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+
+
+@pytest.mark.parametrize("cls, name, value", [(ShapeEnvelopePanel, "median", 700), (FusionPanel, "fusion", "none"),
+                                              (BatchingPanel, "max_delay_ms", 8.0), (FairnessPanel, "skew", 0.7),
+                                              (ResidencyPanel, "hbm_gib", 40)])
+def test_a_change_redraws_the_same_figure_and_artists_in_place(cls, name, value):
+    p = cls()
+    fig, axes = p.fig, list(p.fig.axes)
+    artists = [(list(ax.lines), list(ax.patches), list(ax.texts)) for ax in axes]
+    image = p.image.value
+    states = []
+    p.summary.observe(lambda change: states.append(change["new"]), names="value")
+    p.ctrl[name].value = value
+    assert p.fig is fig and list(p.fig.axes) == axes  # no new figure, no new axes
+    assert [(list(ax.lines), list(ax.patches), list(ax.texts)) for ax in axes] == artists  # moved, not rebuilt
+    assert p.image.value != image and png_size(p.image.value)[0] >= 100 * p.figure_size[0]  # >= 100 dpi
+    assert "running&hellip;" in states[0] and "running" not in states[-1]
+    assert "what changed:" in p.summary.value or "no effect:" in p.summary.value
+    assert p.result["summary"]["measured"] >= 50_000  # p99 over >= 500 requests
+
+
+def test_the_previous_run_is_drawn_in_grey_under_the_current_one():
+    from workbench.ui.palette import BASELINE, CURRENT
+
+    p = ShapeEnvelopePanel()
+    assert len(p.cdf.prev.get_xdata()) == 0  # nothing before the first run
+    first = p.cdf.cur.get_xdata().copy()
+    p.ctrl["median"].value = 700
+    assert (p.cdf.prev.get_xdata() == first).all() and p.cdf.prev.get_color() == BASELINE
+    assert p.cdf.cur.get_color() == CURRENT
+    assert "what changed: p99 x" in p.summary.value and "higher" in p.summary.value
+
+
+def test_residency_reloads_are_counted_per_bin_not_drawn_as_a_band():
+    from workbench.ui.runtime_panels import RELOAD_BINS
+
+    p = ResidencyPanel()
+    heights = [b.get_height() for b in p.reloads.patches]
+    reloads = int((p.result["trace"].batch_reload_s > 0).sum())
+    assert len(heights) == RELOAD_BINS and sum(heights) == reloads > 0
+    assert f"{reloads} weight reloads" in p.axes[0].get_title()
+
+
+def test_closed_loop_threshold_decides_under_the_pinned_tradeoff():
+    p = ClosedLoopPanel(scenario="pinned_tradeoff", threshold=0.05)
+    (verdict,) = p.result.summary["loop"]["verdicts"]
+    assert p.result.final_actions == () and not verdict["accepted"] and 0.1 < verdict["worst"] < 0.3
+    strict_p99 = p.result.final_summary["latency_s"]["p99"]
+    p.ctrl["threshold"].value = 0.3
+    assert p.result.final_actions == ("placement",)
+    assert p.result.final_summary["latency_s"]["p99"] < strict_p99 / 5
+    assert "the loop now keeps placement (was no action)" in p.summary.value
+    p.ctrl["threshold"].value = 0.4  # both thresholds above the cold stream's regression: same verdict
+    assert "no effect: every action" in p.summary.value
+
+
+def test_closed_loop_panel_draws_in_the_palette_colours():
+    from workbench.ui.palette import BASELINE, CURRENT
+
+    p = ClosedLoopPanel(scenario="placement_skew")
+    assert {p.cdf.cur.get_color(), p.cdf.prev.get_color()} == {CURRENT, BASELINE}
+    assert not {"tab:red", "tab:blue"} & {line.get_color() for line in p.axes[0].lines}
 
 
 @pytest.mark.parametrize("cls", [ShapeEnvelopePanel, FusionPanel, BatchingPanel, FairnessPanel, ResidencyPanel])
@@ -132,6 +206,9 @@ def test_refused_requests_and_overload_are_always_said():
     assert "REFUSED" not in panel.summary.value
     overloaded = {"rejected": 0, "refused_share": 0.0, "load": {"overloaded": True, "note": "queue grows 40 req/s"}}
     assert f.status_text(overloaded) == "OVERLOADED: queue grows 40 req/s"
+    overloaded["load"] |= {"offered_rps": 3000.0}
+    overloaded["throughput_rps"] = 2100.0
+    assert f.status_text(overloaded).startswith("OVERLOADED: arrival rate 3000 req/s exceeds capacity ~2100 req/s")
     assert f.status_text({"rejected": 0, "refused_share": 0.0, "load": {"overloaded": False}}) == ""
 
 

@@ -9,7 +9,8 @@ import numpy as np
 from workbench.analysis.metrics import summarize
 from workbench.config import Drift, ShapeDist
 from workbench.ui import figures as f
-from workbench.ui.panel import Panel, builtin, dropdown, slider, with_rate
+from workbench.ui.palette import BASELINE, BASELINE_ALPHA, CURRENT
+from workbench.ui.panel import Panel, builtin, dropdown, lat_ms, slider, with_rate
 
 ENVELOPES = {
     "128 / 256 / 512": [128, 256, 512],
@@ -21,8 +22,6 @@ ENVELOPES = {
 
 class ShapeEnvelopePanel(Panel):
     """Shape distribution (median, spread, drift), the envelope's buckets and the out-of-envelope policy."""
-
-    requests = 4000
 
     def controls(self):
         return {"median": slider(200, 32, 2048, 16, "median seq", integer=True),
@@ -43,23 +42,28 @@ class ShapeEnvelopePanel(Panel):
         trace = self.simulate(sc)
         return {"trace": trace, "summary": summarize(trace), "policy": policy}
 
-    def draw(self, r):
-        tr, s = r["trace"], r["summary"]
-        f.latency_cdf(self.axes[0], {"this run": tr})
+    def layout(self):
+        self.cdf = f.CdfView(self.axes[0])
         ax = self.axes[1]
-        ax.clear()
-        k = len(tr.service.info["run"].plan.buckets)
-        hit = ((tr.bucket >= 0) & (tr.bucket < k)).astype(float)
-        edges = np.linspace(tr.arrival_s[0], tr.arrival_s[-1], 21)
-        idx = np.clip(np.searchsorted(edges, tr.arrival_s) - 1, 0, 19)
-        rate = np.bincount(idx, weights=hit, minlength=20) / np.maximum(np.bincount(idx, minlength=20), 1)
-        ax.plot((edges[:-1] + edges[1:]) / 2, rate, "o-", label="bucket hit rate")
+        (self.hit_prev,) = ax.plot([], [], "o-", ms=3, color=BASELINE, alpha=BASELINE_ALPHA, label="previous setting")
+        (self.hit,) = ax.plot([], [], "o-", ms=3, color=CURRENT, label="this run")
         ax.set_ylim(-0.02, 1.02)
         ax.set_xlabel("time (s)")
-        ax.set_ylabel("share of requests")
-        ax.set_title(f"hit rate {s['bucket_hit_rate']:.0%}; misses: "
-                     + ", ".join(f"{k} {v}" for k, v in s["misses"]["by_outcome"].items() if v), fontsize=8)
+        ax.set_ylabel("bucket hit rate (share of requests)")
+        ax.set_title(" ", fontsize=8)
         ax.grid(alpha=0.3)
+        ax.legend(loc="lower left", fontsize=8)
+
+    def draw(self, r, prev):
+        s = r["summary"]
+        self.cdf.update(lat_ms(r), lat_ms(prev))
+        self.hit.set_data(*hit_rate_series(r))
+        self.hit_prev.set_data(*(hit_rate_series(prev) if prev else ([], [])))
+        t = r["hit_series"][0]
+        self.axes[1].set_xlim(0, max(float(t[-1]) * 1.05, 1e-3) if len(t) else 1.0)
+        self.axes[1].set_title(f"hit rate {s['bucket_hit_rate']:.0%}; misses: "
+                               + (", ".join(f"{k} {v}" for k, v in s["misses"]["by_outcome"].items() if v)
+                                  or "none"), fontsize=8)
 
     def text(self, r):
         s = r["summary"]
@@ -75,8 +79,6 @@ class ShapeEnvelopePanel(Panel):
 
 class FusionPanel(Panel):
     """Fusion level, attention strategy, SRAM, load and cores: launches, spills, HBM contention, mean against p95."""
-
-    requests = 4000
 
     def controls(self):
         base = builtin("fusion_memory_bursts")
@@ -95,13 +97,17 @@ class FusionPanel(Panel):
         trace = self.simulate(sc)
         return {"trace": trace, "summary": summarize(trace)}
 
-    def draw(self, r):
-        f.latency_cdf(self.axes[0], {r["summary"]["scenario"]: r["trace"]})
-        lat = r["summary"]["latency_s"]
-        for value, label, color in ((lat["mean"], "mean", "k"),):
-            self.axes[0].axvline(value * 1e3, color=color, lw=1.2, label=label)
+    def layout(self):
+        self.cdf = f.CdfView(self.axes[0])
+        self.mean = self.axes[0].axvline(1.0, color="k", lw=1.2, label="mean")
         self.axes[0].legend(loc="lower right", fontsize=8)
-        f.tail_drivers(self.axes[1], {"this run": r["summary"]})
+        self.drivers = f.DriverBars(self.axes[1])
+
+    def draw(self, r, prev):
+        mean_ms = r["summary"]["latency_s"]["mean"] * 1e3
+        self.cdf.update(lat_ms(r), lat_ms(prev), np.array([mean_ms]))
+        self.mean.set_xdata([mean_ms, mean_ms])
+        self.drivers.show(r["summary"], prev["summary"] if prev else None)
 
     def text(self, r):
         s = r["summary"]
@@ -109,3 +115,16 @@ class FusionPanel(Panel):
         return (f"launches per request {s['launches_per_request']:.2f}, spill {spill_mib:.1f} MiB per request, "
                 f"mean latency {s['latency_s']['mean'] * 1e3:.3f} ms\n"
                 + f.latency_text({"latency": r["trace"]}) + "\n" + f.drivers_text(s))
+
+
+def hit_rate_series(r: dict, bins: int = 20) -> tuple[np.ndarray, np.ndarray]:
+    """(time s, bucket hit rate) in ``bins`` windows of the run, kept on the result (computed once)."""
+    if "hit_series" not in r:
+        tr = r["trace"]
+        k = len(tr.service.info["run"].plan.buckets)
+        hit = ((tr.bucket >= 0) & (tr.bucket < k)).astype(float)
+        edges = np.linspace(tr.arrival_s[0], tr.arrival_s[-1], bins + 1)
+        idx = np.clip(np.searchsorted(edges, tr.arrival_s) - 1, 0, bins - 1)
+        rate = np.bincount(idx, weights=hit, minlength=bins) / np.maximum(np.bincount(idx, minlength=bins), 1)
+        r["hit_series"] = ((edges[:-1] + edges[1:]) / 2, rate)
+    return r["hit_series"]

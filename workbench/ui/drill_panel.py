@@ -4,8 +4,10 @@ The panel only wires widgets to the library: drills come from
 :mod:`workbench.grading.drills`, the evidence from
 :func:`workbench.grading.practice.evidence`, the grade from
 :func:`workbench.grading.grader.grade`, and attempts go to the same progress store as
-``workbench practice`` (the default database, opened on the first save; ``store=False``
-saves nothing).
+``workbench practice`` (the default database, ``$WORKBENCH_DB`` or the user data folder,
+opened on the first save; ``store=False`` saves nothing), so ``workbench progress`` lists
+them. Switching drills clears the previous drill's evidence at once and shows "running
+the scenario..." until the new drill's evidence is ready.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from workbench.grading.grader import ELEMENTS, Grade, check_answer, grade
 from workbench.grading.interview import Interview
 from workbench.grading.practice import prepare
 from workbench.grading.store import Store
+
+RUNNING = "<p><i>running the scenario&hellip; (the drill's baseline and regressed runs, same seed)</i></p>"
 
 
 def feedback_html(g: Grade, reference: str) -> str:
@@ -77,9 +81,10 @@ class DrillPanel:
         return self.drills[self.select.value]
 
     def _load(self) -> None:
+        # the previous drill's evidence goes first, so it never shows under the new prompt
+        self.evidence.value = RUNNING if self.show_evidence else ""
         d = self.drill
         self.prompt.value = f"<h4>{html.escape(d.title)}</h4><p>{html.escape(d.prompt)}</p>"
-        self.evidence.value = "<p><i>running the drill's scenarios (baseline and regressed, same seed)...</i></p>"
         self.feedback.value = ""
         self.answer.value = ""
         self.interview = None

@@ -15,8 +15,9 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from workbench.analysis.metrics import DRIVERS
 from workbench.runtime.trace import Trace
+from workbench.ui.palette import BASELINE, BASELINE_ALPHA, CAUSES, CURRENT, SECOND, cause_color
 
-COLORS = ("tab:blue", "tab:red", "tab:green", "tab:orange", "tab:purple", "tab:brown")
+COLORS = (CURRENT, SECOND, CAUSES["service"], CAUSES["memory_contention"], CAUSES["core_imbalance"], BASELINE)
 MARKS = ((50, ":"), (95, "--"), (99, "-"))
 
 
@@ -166,7 +167,11 @@ def status_text(summary: dict) -> str:
                      f"{reasons}); the percentiles above are over completed requests only")
     load = summary.get("load") or {}
     if load.get("overloaded"):
-        lines.append("OVERLOADED: " + (load.get("note") or "arrivals outpace service; queues grow without bound"))
+        offered, served = load.get("offered_rps"), summary.get("throughput_rps")
+        head = (f"arrival rate {offered:.0f} req/s exceeds capacity ~{served:.0f} req/s (what was served); "
+                if offered and served else "")
+        lines.append("OVERLOADED: " + head + (load.get("note", "").removeprefix("overloaded: ")
+                                           or "arrivals outpace service; queues grow without bound"))
     return "\n".join(lines)
 
 
@@ -174,3 +179,91 @@ def streams_text(summary: dict) -> str:
     """Per-stream p99 and the fairness index."""
     parts = [f"{n} p99 {s['latency_s']['p99'] * 1e3:.3f} ms" for n, s in summary["streams"].items()]
     return "; ".join(parts) + f"; Jain {summary['fairness_jain']:.3f}"
+
+
+# --- artists drawn once and updated in place (the panels) ---------------------------------
+
+TAIL_Q = np.concatenate([np.linspace(0, 0.99, 300), np.linspace(0.99, 1.0, 101)[1:]])  # dense in the tail
+
+
+def cdf_xy(lat_ms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(latency quantiles, probabilities) of sorted latencies: 400 points, dense above p99."""
+    if len(lat_ms) == 0:
+        return np.zeros(0), np.zeros(0)
+    return np.quantile(lat_ms, TAIL_Q), TAIL_Q
+
+
+def log_limits(*arrays: np.ndarray, pad: float = 1.15) -> tuple[float, float]:
+    """Log-axis limits holding every positive value of ``arrays``."""
+    vals = np.concatenate([a[a > 0] for a in arrays if len(a)] or [np.array([1.0])])
+    if len(vals) == 0:
+        return 0.1, 10.0
+    lo, hi = float(vals.min()) / pad, float(vals.max()) * pad
+    return (lo, hi) if hi > lo else (lo / 2, lo * 2)
+
+
+class CdfView:
+    """A latency CDF on a log axis: the current run (blue, p50/p95/p99 marks) over the previous one (faint grey).
+
+    Built once; :meth:`update` moves the lines and marks (no ``ax.clear``, no new artists).
+    """
+
+    def __init__(self, ax, current: str = "this run", previous: str = "previous setting"):
+        self.ax = ax
+        (self.prev,) = ax.plot([], [], color=BASELINE, alpha=BASELINE_ALPHA, lw=2.2, label=previous, zorder=1)
+        (self.cur,) = ax.plot([], [], color=CURRENT, lw=1.4, label=current, zorder=3)
+        self.marks = [ax.axvline(1.0, color=CURRENT, ls=ls, lw=0.8, zorder=2) for _, ls in MARKS]
+        ax.set_xscale("log")
+        plain_log(ax.xaxis)
+        ax.set_ylim(0, 1.02)
+        ax.set_xlabel("latency (ms); p50 dotted, p95 dashed, p99 solid")
+        ax.set_ylabel("CDF")
+        ax.grid(alpha=0.3)
+        ax.legend(loc="lower right", fontsize=8)
+
+    def update(self, lat_ms: np.ndarray, prev_ms: np.ndarray | None = None, *extra: np.ndarray) -> None:
+        """Redraw with sorted latencies (ms) of this run and of the previous one (None: none yet)."""
+        prev_ms = np.zeros(0) if prev_ms is None else prev_ms
+        self.cur.set_data(*cdf_xy(lat_ms))
+        self.prev.set_data(*cdf_xy(prev_ms))
+        for line, (q, _) in zip(self.marks, MARKS, strict=True):
+            x = float(np.percentile(lat_ms, q)) if len(lat_ms) else np.nan
+            line.set_xdata([x, x])
+        self.ax.set_xlim(*log_limits(lat_ms, prev_ms, *extra))
+
+
+class Bars:
+    """Vertical (or, with ``horizontal``, horizontal) bars: current in ``color`` over the previous run in faint grey."""
+
+    def __init__(self, ax, n: int, color: str = CURRENT, horizontal: bool = False, width: float = 0.8,
+                 label: str = "this run", previous: str = "previous setting"):
+        self.ax, self.horizontal = ax, horizontal
+        x = np.arange(n)
+        draw = ax.barh if horizontal else ax.bar
+        self.prev = draw(x, np.zeros(n), width, color=BASELINE, alpha=BASELINE_ALPHA, label=previous, zorder=1)
+        self.cur = draw(x, np.zeros(n), width * 0.55, color=color, label=label, zorder=2)
+
+    def update(self, values, prev_values=None) -> None:
+        """New bar lengths; the previous run's bars are hidden when there is none."""
+        for bars, vals in ((self.cur, values), (self.prev, prev_values)):
+            vals = np.zeros(len(bars.patches)) if vals is None else np.asarray(vals, dtype=float)
+            for patch, v in zip(bars.patches, vals, strict=True):
+                (patch.set_width if self.horizontal else patch.set_height)(float(v))
+
+
+class DriverBars(Bars):
+    """Tail-driver shares (current over previous), one row per driver coloured by cause (the x label names the grey)."""
+
+    def __init__(self, ax, label: str = "this run", previous: str = "previous setting"):
+        super().__init__(ax, len(DRIVERS), horizontal=True, label=label, previous=previous)
+        for patch, d in zip(self.cur.patches, DRIVERS, strict=True):
+            patch.set_color(cause_color(d))
+        ax.set_yticks(np.arange(len(DRIVERS)), [d.replace("_", " ") for d in DRIVERS], fontsize=8)
+        ax.invert_yaxis()
+        ax.set_xlim(0, 1)
+        ax.set_xlabel(f"share of latency above p95 (grey: {previous})")
+
+    def show(self, summary: dict, previous: dict | None = None) -> None:
+        """Bars from two run summaries."""
+        self.update([summary["tail_drivers"][d] for d in DRIVERS],
+                    None if previous is None else [previous["tail_drivers"][d] for d in DRIVERS])

@@ -5,19 +5,21 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+from matplotlib.ticker import MaxNLocator
 
 from workbench.analysis.metrics import summarize, wait_profile
 from workbench.config import Batching, Scheduler
 from workbench.ui import figures as f
-from workbench.ui.panel import Panel, builtin, dropdown, slider, with_rate
+from workbench.ui.palette import BASELINE, BASELINE_ALPHA, CURRENT, cause_color
+from workbench.ui.panel import Panel, builtin, dropdown, lat_ms, slider, with_rate
 
 GIB = 1 << 30
+MAX_BATCH = 64  # the max-batch slider's top: the batch-size histogram has one bar per size up to it
+RELOAD_BINS = 40  # reloads are counted per 1/40 of the run, so they never merge into a band
 
 
 class BatchingPanel(Panel):
     """Batching policy, max batch, max delay and load: queue wait profile and batch sizes."""
-
-    requests = 8000
 
     def controls(self):
         return {"policy": dropdown(["none", "static", "dynamic"], "dynamic", "batching"),
@@ -32,23 +34,40 @@ class BatchingPanel(Panel):
         trace = self.simulate(sc)
         return {"trace": trace, "summary": summarize(trace), "profile": wait_profile(trace, windows=20)}
 
-    def draw(self, r):
+    def layout(self):
         ax = self.axes[0]
-        ax.clear()
-        p = r["profile"]
-        for q, ls in (("p50", ":"), ("p95", "--"), ("p99", "-")):
-            ax.plot(p["t_s"], p[q] * 1e3, ls=ls, color="tab:blue", label=f"wait {q}")
+        (self.wait_prev,) = ax.plot([], [], color=BASELINE, alpha=BASELINE_ALPHA, lw=2.2, label="p99, previous")
+        self.wait = {q: ax.plot([], [], ls=ls, color=CURRENT, label=f"wait {q}")[0]
+                     for q, ls in (("p50", ":"), ("p95", "--"), ("p99", "-"))}
         ax.set_xlabel("time (s)")
         ax.set_ylabel("queue wait (ms)")
-        ax.legend(fontsize=8)
-        ax.set_title("queue wait profile", fontsize=9)
+        ax.legend(fontsize=8, loc="upper left")
+        ax.set_title("queue wait profile (20 windows)", fontsize=9)
         ax = self.axes[1]
-        ax.clear()
-        sizes = r["trace"].batch_size
-        ax.hist(sizes, bins=np.arange(0.5, sizes.max() + 1.5), color="tab:green")
+        self.hist = f.Bars(ax, MAX_BATCH + 1, color=cause_color("service"))
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_xlabel("batch size")
         ax.set_ylabel("batches")
-        ax.set_title(f"mean batch {sizes.mean():.2f}", fontsize=9)
+        ax.set_title(" ", fontsize=9)
+        ax.legend(fontsize=8, loc="upper left")
+
+    def draw(self, r, prev):
+        p = r["profile"]
+        for q, line in self.wait.items():
+            line.set_data(p["t_s"], p[q] * 1e3)
+        pp = prev["profile"] if prev else {"t_s": [], "p99": np.zeros(0)}
+        self.wait_prev.set_data(pp["t_s"], pp["p99"] * 1e3)
+        top = max(float(np.nanmax(p["p99"], initial=0)), float(np.nanmax(pp["p99"], initial=0))) * 1e3
+        t_end = max(float(np.max(p["t_s"], initial=0)), float(np.max(pp["t_s"], initial=0)))
+        self.axes[0].set_xlim(0, t_end * 1.02 or 1.0)
+        self.axes[0].set_ylim(0, top * 1.1 or 1.0)
+        counts = batch_counts(r["trace"].batch_size)
+        prev_counts = batch_counts(prev["trace"].batch_size) if prev else None
+        self.hist.update(counts, prev_counts)
+        biggest = int(np.flatnonzero(np.maximum(counts, 0 if prev_counts is None else prev_counts)).max(initial=1))
+        self.axes[1].set_xlim(0.4, biggest + 0.6)
+        self.axes[1].set_ylim(0, max(counts.max(), 0 if prev_counts is None else prev_counts.max()) * 1.1 or 1)
+        self.axes[1].set_title(f"mean batch {r['trace'].batch_size.mean():.2f}", fontsize=9)
 
     def text(self, r):
         s = r["summary"]
@@ -65,8 +84,6 @@ class FairnessPanel(Panel):
     With ``pinned`` placement each stream has its own core (stream i on core i), so
     skewing the traffic towards one stream saturates its core while the other idles.
     """
-
-    requests = 8000
 
     def controls(self):
         return {"discipline": dropdown(["fifo", "priority", "weighted"], "priority", "discipline"),
@@ -85,15 +102,44 @@ class FairnessPanel(Panel):
         trace = self.simulate(sc)
         return {"trace": trace, "summary": summarize(trace)}
 
-    def draw(self, r):
-        f.stream_p99(self.axes[0], r["summary"])
+    def layout(self):
+        base = builtin("priority_two_streams")
+        self.names = [st.name for st in base.streams]
+        ax = self.axes[0]
+        n = 3 * len(self.names)
+        self.stream_bars = f.Bars(ax, n)
+        for patch, alpha in zip(self.stream_bars.cur.patches, [0.45, 0.7, 1.0] * len(self.names), strict=True):
+            patch.set_alpha(alpha)  # p50 light, p99 full: percentile by shade, the run by colour
+        ax.set_xticks(range(n), [f"{q}\n{name}" if q == "p95" else q for name in self.names
+                                 for q in ("p50", "p95", "p99")], fontsize=8)
+        ax.set_ylim(0.1, 10)
+        ax.set_yscale("log")
+        f.plain_log(ax.yaxis)
+        ax.set_ylabel("latency (ms)")
+        ax.set_title(" ", fontsize=9)
+        ax.legend(fontsize=8, loc="upper left")
         ax = self.axes[1]
-        ax.clear()
-        util = r["summary"]["cores"]["utilization"]
-        ax.bar([f"core {k}" for k in range(len(util))], util, color="tab:orange")
-        ax.set_ylim(0, 1)
+        cores = base.hardware.cores
+        self.core_bars = f.Bars(ax, cores, color=cause_color("core_imbalance"))
+        ax.set_xticks(range(cores), [f"core {k}" for k in range(cores)])
+        ax.set_ylim(0, 1.05)
         ax.set_ylabel("utilisation")
-        ax.set_title(f"max/mean {r['summary']['cores']['imbalance']:.2f}", fontsize=9)
+        ax.set_title(" ", fontsize=9)
+
+    def _stream_ms(self, r) -> np.ndarray:
+        st = r["summary"]["streams"]
+        return np.array([st[n]["latency_s"][q] * 1e3 for n in self.names for q in ("p50", "p95", "p99")])
+
+    def draw(self, r, prev):
+        cur = self._stream_ms(r)
+        old = self._stream_ms(prev) if prev else None
+        self.stream_bars.update(cur, old)
+        self.axes[0].set_ylim(*f.log_limits(cur, np.zeros(0) if old is None else old, pad=1.5))
+        self.axes[0].set_title(f"per-stream latency; Jain's fairness index {r['summary']['fairness_jain']:.3f}",
+                               fontsize=9)
+        self.core_bars.update(r["summary"]["cores"]["utilization"],
+                              prev["summary"]["cores"]["utilization"] if prev else None)
+        self.axes[1].set_title(f"max/mean {r['summary']['cores']['imbalance']:.2f}", fontsize=9)
 
     def text(self, r):
         s = r["summary"]
@@ -102,8 +148,6 @@ class FairnessPanel(Panel):
 
 class ResidencyPanel(Panel):
     """Several models over HBM capacity: evictions, reloads and tail spikes."""
-
-    requests = 8000
 
     def controls(self):
         return {"hbm_gib": slider(32, 16, 48, 2, "HBM capacity (GiB)", integer=True),
@@ -118,22 +162,52 @@ class ResidencyPanel(Panel):
         trace = self.simulate(sc)
         return {"trace": trace, "summary": summarize(trace)}
 
-    def draw(self, r):
-        tr = r["trace"]
+    def layout(self):
         ax = self.axes[0]
-        ax.clear()
-        ok = tr.measured & tr.completed
-        ax.plot(tr.arrival_s[ok], tr.latency_s[ok] * 1e3, ",", alpha=0.5)
-        reloads = tr.batch_reload_s > 0
-        ax.plot(tr.batch_start_s[reloads], np.full(reloads.sum(), 0.0), "|", color="tab:red", label="reload")
+        (self.points,) = ax.plot([], [], ",", color=CURRENT, alpha=0.5, label="a request (this run)")
+        ax.set_ylim(0.1, 10)  # until the first run: a log axis needs positive limits
+        ax.set_yscale("log")
+        f.plain_log(ax.yaxis)
         ax.set_xlabel("arrival (s)")
         ax.set_ylabel("latency (ms)")
-        ax.legend(fontsize=8, loc="upper right")
-        ax.set_title("latency over time; red ticks: weight reloads", fontsize=9)
-        f.latency_cdf(self.axes[1], {"this run": tr})
+        self.reload_ax = ax.twinx()
+        self.reloads = self.reload_ax.bar(np.arange(RELOAD_BINS), np.zeros(RELOAD_BINS), 1.0, align="edge",
+                                          color=cause_color("memory_residency"), alpha=0.35, label="reloads per bin")
+        self.reload_ax.set_ylabel("weight reloads per bin", color=cause_color("memory_residency"))
+        ax.set_zorder(self.reload_ax.get_zorder() + 1)  # the requests over the reload bars
+        ax.patch.set_visible(False)
+        ax.set_title(" ", fontsize=9)
+        self.cdf = f.CdfView(self.axes[1])
+
+    def draw(self, r, prev):
+        tr = r["trace"]
+        ok = tr.measured & tr.completed
+        ax = self.axes[0]
+        t, ms = tr.arrival_s[ok], tr.latency_s[ok] * 1e3
+        self.points.set_data(t, ms)
+        t_end = float(tr.arrival_s[-1]) if len(tr.arrival_s) else 1.0
+        ax.set_xlim(0, t_end)
+        ax.set_ylim(*f.log_limits(ms, pad=1.3))
+        starts = tr.batch_start_s[tr.batch_reload_s > 0]
+        counts = np.histogram(starts, bins=RELOAD_BINS, range=(0, t_end))[0]
+        width = t_end / RELOAD_BINS
+        for k, patch in enumerate(self.reloads.patches):
+            patch.set_x(k * width)
+            patch.set_width(width)
+            patch.set_height(counts[k])
+        self.reload_ax.set_xlim(0, t_end)
+        self.reload_ax.set_ylim(0, max(counts.max(initial=0), 1) * 1.25)
+        ax.set_title(f"latency over time; {len(starts)} weight reloads, counted per {width * 1e3:.0f} ms (bars)",
+                     fontsize=9)
+        self.cdf.update(lat_ms(r), lat_ms(prev))
 
     def text(self, r):
         s = r["summary"]
         res = s["residency"] or {"loads": 0, "evictions": 0, "overcommits": 0}
         return (f"reloads {res['loads']}, evictions {res['evictions']}, overcommits {res['overcommits']}\n"
                 + f.latency_text({"latency": r["trace"]}) + "\n" + f.drivers_text(s))
+
+
+def batch_counts(sizes: np.ndarray) -> np.ndarray:
+    """Batches of each size 0..MAX_BATCH (index = size)."""
+    return np.bincount(np.clip(sizes, 0, MAX_BATCH), minlength=MAX_BATCH + 1)[:MAX_BATCH + 1]
