@@ -112,3 +112,26 @@ def reload_batch_durations(trace: Trace) -> dict[str, float]:
             "reloading_batch_s": float(wall[r].mean()) if r.any() else 0.0,
             "other_batch_s": float(wall[~r].mean()) if (~r).any() else 0.0,
             "other_isolated_s": float(trace.batch_work_s[~r].mean()) if (~r).any() else 0.0}
+
+
+def water_level(demands: Sequence[float]) -> float:
+    """Max-min fair share of HBM bandwidth: the level theta with sum_j min(u_j, theta) = 1 (inf if all fit).
+
+    ``demands`` are the bandwidth shares (0..1) the running phases would draw alone.
+    """
+    u = sorted(float(x) for x in demands)
+    if sum(u) <= 1.0:
+        return float("inf")
+    left = 1.0
+    for i, x in enumerate(u):
+        level = left / (len(u) - i)  # split what is left equally among the rest
+        if x >= level:
+            return level
+        left -= x
+    return float("inf")
+
+
+def slowdowns(demands: Sequence[float]) -> list[float]:
+    """How many times longer each phase takes than alone when they share HBM: max(1, u / theta)."""
+    theta = water_level(demands)
+    return [max(1.0, float(u) / theta) for u in demands]
