@@ -97,3 +97,14 @@ def test_figures_draw_with_labelled_axes():
         assert fig._repr_png_()[:4] == b"\x89PNG"
         for ax in fig.axes:
             assert ax.get_xlabel() or ax.get_xticklabels() and ax.get_ylabel()
+
+
+def test_busy_breakdown_and_time_shares_add_up():
+    tr = run_scenario(rs.residency_scenario(32, 150, 6000))
+    p = rs.busy_breakdown(tr)
+    assert p["service"] + p["reload"] + p["contention"] == pytest.approx(p["utilisation"], abs=0.01)
+    occ = rs.occupancy_timeline(tr)
+    share = rs.resident_share(occ)
+    assert len(share) == 3 and all(0 <= x <= 1 for x in share)
+    assert 0 < rs.overcommit_time_share(occ, 32 * rs.GIB) <= min(share)  # over 32 GiB only with all three in
+    assert rs.overcommit_time_share(occ, 36 * rs.GIB) == 0.0

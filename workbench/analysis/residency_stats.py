@@ -135,3 +135,33 @@ def slowdowns(demands: Sequence[float]) -> list[float]:
     """How many times longer each phase takes than alone when they share HBM: max(1, u / theta)."""
     theta = water_level(demands)
     return [max(1.0, float(u) / theta) for u in demands]
+
+
+def busy_breakdown(trace: Trace) -> dict[str, float]:
+    """Core time by what it went on, as shares of all cores over the run (they add up to mean utilisation).
+
+    ``service``: isolated batch work; ``reload``: weights copied at full bandwidth, as charged;
+    ``contention``: time batches (reloads included) were stretched by shared HBM bandwidth.
+    """
+    total = float(trace.makespan_s) * len(trace.core_busy_s)
+    reload = float(trace.batch_reload_s.sum())
+    work = float(trace.batch_work_s.sum())
+    return {"service": (work - reload) / total, "reload": reload / total,
+            "contention": float(trace.batch_contention_s.sum()) / total,
+            "utilisation": float(trace.core_busy_s.sum()) / total}
+
+
+def resident_share(occ: dict) -> np.ndarray:
+    """Share of the run's time each model's weights were resident (from :func:`occupancy_timeline`)."""
+    t = occ["t_s"]
+    dt = np.diff(t, append=t[-1])
+    span = float(t[-1] - t[0])
+    return ((occ["bytes"] > 0) * dt).sum(axis=1) / span if span > 0 else np.zeros(len(occ["bytes"]))
+
+
+def overcommit_time_share(occ: dict, capacity_bytes: int) -> float:
+    """Share of the run's time the resident weights exceeded HBM capacity (the runtime's overcommit state)."""
+    t = occ["t_s"]
+    dt = np.diff(t, append=t[-1])
+    span = float(t[-1] - t[0])
+    return float((dt * (occ["bytes"].sum(axis=0) > capacity_bytes)).sum() / span) if span > 0 else 0.0
