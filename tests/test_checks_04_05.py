@@ -1,0 +1,77 @@
+"""Instructor key for chapters 04 and 05: each exercise's worked answer is right, a common wrong one is not.
+
+The expected numbers, and the misconception each wrong answer stands for, are the ones
+the solutions notebooks print in their instructor notes.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from workbench.ui import checks_04_05 as ck
+from workbench.ui.exercises import NOT_ANSWERED
+from workbench.ui.runtime_panels import FairnessPanel, ResidencyPanel
+
+
+@pytest.fixture(scope="module")
+def fairness():
+    return FairnessPanel()
+
+
+@pytest.fixture(scope="module")
+def residency():
+    return ResidencyPanel()
+
+
+def test_placeholders_are_not_answered(fairness, residency):
+    assert ck.cobham_batch_wait_ms(fairness, ...) == NOT_ANSWERED
+    assert ck.pinned_overload_share(fairness, ...) == NOT_ANSWERED
+    assert ck.jain_blind_spot(fairness, ..., 1.0) == NOT_ANSWERED
+    assert ck.reload_and_overcommit(residency, ..., 4) == NOT_ANSWERED
+    assert ck.smallest_hbm_without_reloads(residency, ...) == NOT_ANSWERED
+    assert ck.reload_slowdown(residency, ...) == NOT_ANSWERED
+
+
+def test_cobham_exercise(fairness):
+    before = fairness.values()
+    assert ck.cobham_batch_wait_ms(fairness, 30.9) == "right"  # lam = 84.8, 75.2 req/s; mu = 100/s; c = 2
+    assert "FIFO" in ck.cobham_batch_wait_ms(fairness, 17.8)  # the M/M/2 wait: priority ignored
+    assert ck.cobham_batch_wait_ms(fairness, 6.3).startswith("not yet:")  # the interactive class's wait
+    assert ck.cobham_batch_wait_ms(fairness, "long").startswith("expected")
+    assert fairness.values() == before
+
+
+def test_pinned_overload_exercise(fairness):
+    assert ck.pinned_overload_share(fairness, 0.52) == "right"  # 0.52 x 190 x 10 ms = 0.988; 0.53 -> 1.007
+    assert ck.pinned_overload_share(fairness, 0.53).startswith("not yet:")  # the panel's default: overloaded
+    assert ck.pinned_overload_share(fairness, 0.5).startswith("not yet:")  # safe but not the largest
+    assert ck.pinned_overload_share(fairness, 1.5).startswith("expected")
+
+
+def test_jain_blind_spot_exercise(fairness):
+    before = fairness.values()
+    assert ck.jain_blind_spot(fairness, "priority", 1.0) == "right"
+    assert ck.jain_blind_spot(fairness, "weighted", 1.0).startswith("not yet:")  # p99s within 2x
+    assert ck.jain_blind_spot(fairness, "weighted", 8.0).startswith("not yet:")  # Jain falls to ~0.6
+    assert ck.jain_blind_spot(fairness, "lottery", 1.0).startswith("expected")
+    assert fairness.values() == before
+
+
+def test_reload_exercise(residency):
+    assert ck.reload_and_overcommit(residency, 8.05, 4) == "right"  # 12 GiB / 1.6 TB/s; 36 - 32 GiB
+    assert ck.reload_and_overcommit(residency, 7.5, 4).startswith("not yet:")  # 12e9 bytes, not 12 GiB
+    assert ck.reload_and_overcommit(residency, 8.05, 0).startswith("not yet:")
+
+
+def test_smallest_hbm_exercise(residency):
+    before = residency.values()
+    assert ck.smallest_hbm_without_reloads(residency, 36) == "right"
+    assert ck.smallest_hbm_without_reloads(residency, 40).startswith("not yet:")  # no reloads, not the smallest
+    assert ck.smallest_hbm_without_reloads(residency, 32).startswith("not yet:")
+    assert residency.values() == before
+
+
+def test_reload_slowdown_exercise(residency):
+    assert ck.reload_slowdown(residency, 4) == "right"  # theta = 0.25: 1 / 0.25
+    assert "total demand" in ck.reload_slowdown(residency, 1.9)
+    assert ck.reload_slowdown(residency, 1.2).startswith("not yet:")  # the small batches' slowdown

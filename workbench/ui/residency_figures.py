@@ -1,0 +1,63 @@
+"""Chapter 05's pictures: HBM occupancy by model against capacity, reloads per bin, reload cost.
+
+Numbers come from :mod:`workbench.analysis.residency_stats`. Reloads are drawn in the
+palette's ``memory_residency`` colour as thin marks (a window) or counts per bin (the
+whole run), never as a band that hides the data under it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from workbench.ui import palette as pal
+from workbench.ui.figures import new_figure
+
+GIB = 1 << 30
+MODEL_COLORS = ("#0072b2", "#56b4e9", "#f0e442", "#cc79a7")
+
+
+def occupancy_figure(occ: dict, names: list[str], capacity_bytes: int, counts: tuple, window_s: tuple[float, float]):
+    """Left: HBM held by each model (stacked, GiB) in a time window, capacity line, reload marks.
+    Right: reloads per bin over the whole run."""
+    fig, (ax, ab) = new_figure(2, 10.5, 3.6)
+    t0, t1 = window_s
+    t, held = occ["t_s"], occ["bytes"] / GIB
+    keep = (t >= t0) & (t <= t1)
+    i0 = max(int(np.argmax(keep)) - 1, 0)  # the state in force at the window's start
+    sel = np.r_[i0, np.flatnonzero(keep)]
+    ax.stackplot(t[sel] * 1e3, held[:, sel], step="post", labels=names,
+                 colors=MODEL_COLORS[:len(names)], alpha=0.85)
+    ax.axhline(capacity_bytes / GIB, color="black", lw=1.2, ls="--", label=f"HBM {capacity_bytes / GIB:.0f} GiB")
+    rt = occ["reload_t_s"][(occ["reload_t_s"] >= t0) & (occ["reload_t_s"] <= t1)]
+    top = held.sum(0).max()
+    ax.plot(rt * 1e3, np.full(len(rt), top * 1.06), "v", ms=4, color=pal.CAUSES["memory_residency"],
+            label=f"reload ({len(rt)})")
+    ax.set_xlim(t0 * 1e3, t1 * 1e3)
+    ax.set_ylim(0, top * 1.15)
+    ax.set_xlabel("time (ms)")
+    ax.set_ylabel("HBM held by weights (GiB)")
+    ax.set_title("HBM occupancy by model (a window of the run)", fontsize=9)
+    ax.legend(fontsize=7, loc="lower right", ncol=2)
+    centres, n = counts
+    width = float(centres[1] - centres[0]) if len(centres) > 1 else 1.0
+    ab.bar(centres, n / width, width * 0.9, color=pal.CAUSES["memory_residency"])
+    ab.set_xlabel("time (s)")
+    ab.set_ylabel("reloads per second")
+    ab.set_title(f"reloads over the whole run: {int(n.sum())} in all", fontsize=9)
+    return fig
+
+
+def reload_cost_figure(rows: dict[str, float]):
+    """Horizontal bars (ms): one model's reload as bytes / bandwidth, and batch wall times with and without one."""
+    fig, (ax,) = new_figure(1, 6.5, 2.8)
+    labels = list(rows)
+    v = [rows[k] * 1e3 for k in labels]
+    colors = [pal.CAUSES["memory_residency"] if "reload" in k else pal.CAUSES["service"] for k in labels]
+    bars = ax.barh(labels, v, color=colors)
+    ax.bar_label(bars, fmt="%.1f ms", fontsize=8)
+    ax.set_xlabel("time (ms)")
+    ax.set_xlim(0, max(v) * 1.25)
+    ax.invert_yaxis()
+    ax.set_title("reload cost: bytes / bandwidth, and what batches took in the run", fontsize=9)
+    fig.subplots_adjust(left=0.42)
+    return fig
