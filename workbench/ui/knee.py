@@ -1,0 +1,65 @@
+"""The knee of the latency-throughput curve: simulator sweeps against the queueing formulas.
+
+Drawing only: the sweeps come from :func:`workbench.analysis.knee.knee_sweep`, the
+curves from :func:`workbench.analysis.knee.theory_waits`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from workbench.ui import palette
+from workbench.ui.figures import new_figure, plain_log
+
+_THEORY_STYLES = {"M/M/c": ":", "G/G/c (Allen-Cunneen)": "--"}
+
+
+def wait_vs_load(ax, rows: list[dict], theory: dict[str, list[float]], capacity_rps: float) -> None:
+    """Mean queue wait (ms) against offered load: simulator points, formula curves, the capacity line."""
+    ax.clear()
+    rates = [r["rate"] for r in rows]
+    for name, waits in theory.items():
+        ax.plot(rates, finite(waits) * 1e3, ls=_THEORY_STYLES.get(name, "-."), color="k", lw=1.2, label=name)
+    ax.plot(rates, [r["wait_mean_s"] * 1e3 for r in rows], "o", color=palette.CURRENT, label="simulator")
+    ax.axvline(capacity_rps, color=palette.CAUSES["queueing"], lw=1.2, label=f"capacity {capacity_rps:.0f} req/s")
+    ax.set_yscale("log")
+    plain_log(ax.yaxis)
+    ax.set_xlabel("offered load (req/s)")
+    ax.set_ylabel("mean queue wait (ms)")
+    ax.set_title("no batching: the knee is 1 / (1 - utilisation)", fontsize=9)
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=8, loc="upper left")
+
+
+def p99_vs_throughput(ax, curves: dict[str, list[dict]], capacities: dict[str, float] | None = None) -> None:
+    """p99 latency (ms) against achieved throughput, one curve per batching policy (first grey, last blue)."""
+    ax.clear()
+    n = len(curves)
+    others = [palette.SECOND, palette.CAUSES["core_imbalance"], palette.CAUSES["service"]]
+    for i, (label, rows) in enumerate(curves.items()):
+        color = palette.BASELINE if i == 0 else palette.CURRENT if i == n - 1 else others[(i - 1) % len(others)]
+        ax.plot([r["throughput"] for r in rows], [r["p99_s"] * 1e3 for r in rows], "o-", color=color, label=label)
+        if capacities and label in capacities:
+            ax.axvline(capacities[label], color=color, ls=":", lw=1)
+    ax.set_yscale("log")
+    plain_log(ax.yaxis)
+    ax.set_xlabel("throughput (req/s); dotted: the capacity at max batch")
+    ax.set_ylabel("p99 latency (ms)")
+    ax.set_title("the knee: where more load buys latency, not throughput", fontsize=9)
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=8, loc="upper left")
+
+
+def knee_figure(rows: list[dict], theory: dict[str, list[float]], capacity_rps: float,
+                curves: dict[str, list[dict]], capacities: dict[str, float] | None = None):
+    """Left: the unbatched wait against the formulas; right: p99 against throughput per batching policy."""
+    fig, axes = new_figure(2, 11.0, 3.8)
+    wait_vs_load(axes[0], rows, theory, capacity_rps)
+    p99_vs_throughput(axes[1], curves, capacities)
+    return fig
+
+
+def finite(values: list[float]) -> np.ndarray:
+    """The values as an array with infinities (overload) masked to NaN, so a curve stops at capacity."""
+    a = np.asarray(values, dtype=float)
+    return np.where(np.isfinite(a), a, np.nan)
