@@ -33,7 +33,7 @@ def smallest_sram_without_spill(panel, sram_mib: Any) -> str:
         mib = int(sram_mib)
         if mib != sram_mib or not 2 <= mib <= 64:
             raise ValueError("a whole number of MiB on the slider (2 to 64)")
-        return _spill(panel, mib) == 0 and _spill(panel, mib - 1) > 0
+        return _spill(panel, mib) == 0 and all(_spill(panel, m) > 0 for m in range(2, mib))
 
     return _verdict((sram_mib,), "a whole number of MiB", test,
                     "find the kernel whose weights are streamed: spills end when they can stay resident, "
