@@ -1,15 +1,20 @@
 """The notebooks as users see them: JupyterLab 4 in headless Chromium, widgets rendered and moved.
 
-For each notebook: run all cells in the browser, then check that no cell errored and
-that the widget front end rendered the panels. In 01 and 02, move a slider (through its
-editable readout, as a keyboard user would) and check that the rendered figure and the
-printed p99 change; the time from the change to the new figure is measured in the
-page and printed (a figure, not an assert). Screenshots go to test-artifacts/browser/.
+For each notebook: run all cells in the browser, then check that no cell errored, that
+the widget front end rendered the panels, that the notebook shows its figures as images
+(never a ``<Figure size`` repr), and that every exercise cell says "not answered yet" (a
+learner notebook carries no solution). Then move the first slider of every panel
+(through its editable readout, as a keyboard user would) and check that the panel
+redraws and says what the change did ("what changed: ..." or "no effect: ..."). In 01
+and 02 three further moves check the figure and the printed p99; the time from the
+change to the new figure is measured in the page and printed (a figure, not an
+assert). Screenshots go to test-artifacts/browser/.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import statistics
 from pathlib import Path
 
@@ -92,6 +97,22 @@ def figure_outputs(page, name: str) -> list[tuple[int, bool, bool]]:
     }}""")
 
 
+def images_and_exercises(page, name: str) -> tuple[int, list[tuple[int, str]]]:
+    """(image outputs in the notebook, [(cell, its text output)] for every cell that calls an exercise checker)."""
+    return page.evaluate(f"""() => {{
+        let images = 0; const ex = [], cells = {nb(name)}.content.model.cells;
+        for (let i = 0; i < cells.length; i++) {{
+            const c = cells.get(i);
+            if (c.type !== 'code') continue;
+            const outs = c.outputs.toJSON();
+            images += outs.filter(o => o.data && o.data['image/png']).length;
+            if (/\\b(checks|exercises)\\.\\w+\\(/.test(c.sharedModel.getSource()))
+                ex.push([i, outs.map(o => o.text || '').join('')]);
+        }}
+        return [images, ex];
+    }}""")
+
+
 def assert_widgets_rendered(page, name: str) -> None:
     text = page.inner_text(".jp-Notebook")
     for bad in ("Error displaying widget", "model not found", "Failed to load model"):
@@ -114,6 +135,11 @@ def test_notebook_runs_in_jupyterlab_with_rendered_widgets(browser, lab, name):
         for cell, image, as_text in figures:  # figures render as images, never as a repr
             assert image and not as_text, f"{name}: cell {cell} shows no figure"
         assert "<Figure size" not in page.inner_text(".jp-Notebook"), f"{name}: a figure printed as text"
+        images, exercises = images_and_exercises(page, name)
+        assert images > 0, f"{name}: no figure rendered"
+        for cell, text in exercises:  # run top to bottom, a learner notebook answers nothing
+            assert "not answered yet" in text, f"{name}: exercise cell {cell} printed {text!r}"
+        every_panel_says_what_changed(page, name)
         if name in ("01_shape_envelopes", "02_fusion_and_memory"):
             move_slider_and_check(page, name)
     finally:
@@ -125,6 +151,36 @@ def panel_state(page) -> tuple[str, str]:
     """(image src, printed summary) of the first panel in the notebook."""
     panel = page.locator(".jp-Notebook .widget-vbox").first
     return panel.locator("img").first.get_attribute("src"), panel.locator("pre").first.inner_text()
+
+
+def _nudged(value: str) -> str:
+    """A different value for a slider readout: 20 % lower (the slider clamps it to its range), or higher at 0."""
+    x = float(re.sub(r"[^0-9.eE+-]", "", value) or 0)
+    y = x * 0.8 if x > 0 else 1.0
+    return f"{round(y)}" if "." not in value else f"{y:.3g}"
+
+
+def every_panel_says_what_changed(page, name: str) -> None:
+    """Move the first slider of every panel: the image is redrawn and the text says what the change did."""
+    panels = page.locator(".jp-Notebook .widget-vbox:has(> img)")
+    for i in range(panels.count()):
+        panel = panels.nth(i)
+        readout = panel.locator(".widget-readout").first
+        if panel.locator(".widget-readout").count() == 0:
+            continue
+        panel.scroll_into_view_if_needed()
+        src, before = panel.locator("img").first.get_attribute("src"), panel.locator("pre").first.inner_text()
+        readout.fill(_nudged(readout.inner_text()))
+        readout.press("Enter")
+        page.wait_for_function("""([i, s]) => {
+            const pre = document.querySelectorAll('.jp-Notebook .widget-vbox:has(> img)')[i].querySelector('pre');
+            return pre && pre.innerText !== s && !pre.style.opacity;
+        }""", arg=[i, before], timeout=60_000)
+        text = panel.locator("pre").first.inner_text()
+        assert "what changed:" in text or "no effect:" in text, f"{name}: panel {i} says nothing of the change:\n{text}"
+        if "what changed:" in text:
+            assert panel.locator("img").first.get_attribute("src") != src, f"{name}: panel {i} was not redrawn"
+        page.screenshot(path=str(ARTIFACTS / f"{name}_panel_{i}.png"))
 
 
 def move_slider_and_check(page, name: str) -> None:
