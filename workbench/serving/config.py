@@ -1,0 +1,128 @@
+"""What a token-level serving run is configured by: the scheduler, the paged KV cache, the decoder, the tenants.
+
+Names follow the serving systems this models (vLLM's ``max_num_batched_tokens`` and
+``max_num_seqs``, its block size, watermark and preemption modes). Every value is checked
+on construction; a bad one raises :class:`~workbench.errors.ConfigError` naming the key,
+the value and why.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from workbench.errors import check, check_one_of
+from workbench.limits import check_int_range, check_range
+
+POLICIES = ("fcfs", "priority")
+BATCHING = ("continuous", "request")
+PREEMPTION = ("recompute", "swap")
+
+
+@dataclass(frozen=True)
+class SchedulerConfig:
+    """The iteration scheduler.
+
+    ``batching``: ``continuous`` (iteration-level, the way Orca and vLLM schedule: finished
+    sequences leave at once, new ones join the next iteration) or ``request`` (a batch of
+    requests is formed when the chip is idle and runs until its longest output is done).
+    ``chunked_prefill``: split a long prompt across iterations under the token budget, with
+    running decodes scheduled first; without it a prefill iteration runs prompts only and
+    every running decode waits for it.
+    """
+
+    max_num_batched_tokens: int = 2048  # tokens one iteration may process (prefill tokens + one per decode)
+    max_num_seqs: int = 64  # sequences in one iteration
+    policy: str = "fcfs"  # fcfs or priority (lower stream priority number first)
+    batching: str = "continuous"
+    chunked_prefill: bool = False
+
+    def __post_init__(self) -> None:
+        check_int_range("serving.max_num_batched_tokens", self.max_num_batched_tokens, 1, 1 << 22,
+                        "tokens per iteration")
+        check_int_range("serving.max_num_seqs", self.max_num_seqs, 1, 1 << 16, "sequences per iteration")
+        check_one_of("serving.policy", self.policy, POLICIES)
+        check_one_of("serving.batching", self.batching, BATCHING)
+        check(isinstance(self.chunked_prefill, bool), "serving.chunked_prefill", self.chunked_prefill,
+              "must be true or false")
+
+
+@dataclass(frozen=True)
+class KVConfig:
+    """The paged KV cache in HBM: ``blocks`` blocks of ``block_size`` tokens each.
+
+    A new sequence is admitted only if, after its prompt's blocks are taken, at least
+    ``watermark`` of all blocks stay free (head-room for running decodes). When a decode
+    finds no free block, the latest-scheduled running sequence is preempted: ``recompute``
+    drops its KV and redoes its prefill later; ``swap`` copies its KV to host memory over
+    a link of ``swap_bandwidth_bytes_per_s`` and back when blocks free up.
+    """
+
+    block_size: int = 16  # tokens per block
+    blocks: int = 4096
+    watermark: float = 0.01  # share of blocks kept free when admitting a new sequence
+    preemption: str = "recompute"
+    swap_bandwidth_bytes_per_s: float = 32e9  # host link (PCIe 5 x16 class), each way
+
+    def __post_init__(self) -> None:
+        check_int_range("serving.kv.block_size", self.block_size, 1, 4096, "tokens per block")
+        check_int_range("serving.kv.blocks", self.blocks, 1, 1 << 26, "KV blocks")
+        check_range("serving.kv.watermark", self.watermark, 0.0, 0.5)
+        check_one_of("serving.kv.preemption", self.preemption, PREEMPTION)
+        check_range("serving.kv.swap_bandwidth_bytes_per_s", self.swap_bandwidth_bytes_per_s, 1e6, 1e15, "bytes/s")
+
+    @property
+    def capacity_tokens(self) -> int:
+        """Tokens the cache holds when every block is full."""
+        return self.blocks * self.block_size
+
+    def blocks_for(self, tokens: int) -> int:
+        """Blocks a sequence of ``tokens`` tokens occupies."""
+        return -(-tokens // self.block_size)
+
+
+@dataclass(frozen=True)
+class Decoder:
+    """A decoder-only language model: ``layers`` pre-norm transformer blocks of ``d_model``."""
+
+    layers: int = 24
+    d_model: int = 2048
+    heads: int = 16
+    d_ff: int = 8192
+
+    def __post_init__(self) -> None:
+        check_int_range("serving.model.layers", self.layers, 1, 512)
+        check_int_range("serving.model.d_model", self.d_model, 16, 65536)
+        check_int_range("serving.model.heads", self.heads, 1, 1024)
+        check_int_range("serving.model.d_ff", self.d_ff, 16, 262144)
+        check(self.d_model % self.heads == 0, "serving.model.heads", self.heads,
+              f"must divide d_model ({self.d_model})")
+
+
+@dataclass(frozen=True)
+class LengthLaw:
+    """A token length: lognormal with this median and sigma, rounded, clipped to [1, ``max``]."""
+
+    median: float
+    sigma: float = 0.0
+    max: int = 4096
+
+    def __post_init__(self) -> None:
+        check_range("median", self.median, 1.0, 1e6, "tokens")
+        check_range("sigma", self.sigma, 0.0, 4.0)
+        check_int_range("max", self.max, 1, 1 << 20, "tokens")
+        check(self.max >= math.floor(self.median), "max", self.max, f"must be >= the median ({self.median})")
+
+
+@dataclass(frozen=True)
+class Tenant:
+    """A stream of generation requests: Poisson arrivals, prompt and output lengths, a priority."""
+
+    name: str
+    rate: float  # requests/s
+    prompt: LengthLaw
+    output: LengthLaw
+    priority: int = 0  # lower runs first under the priority policy
+
+    def __post_init__(self) -> None:
+        check_range(f"serving.tenants.{self.name}.rate", self.rate, 1e-6, 1e7, "requests/s")

@@ -1,0 +1,132 @@
+"""The token-level serving loop: iterations, one after another, each priced by the roofline.
+
+Time advances iteration by iteration (an iteration is one forward pass of a batch of
+sequences). Before each, arrivals up to the current time join the waiting queue and the
+scheduler builds the batch; the iteration lasts :meth:`IterationCost.seconds` of its
+token counts, plus any KV swap traffic over the host link. When nothing can run, time
+jumps to the next arrival. The trace keeps every request's first-token and finish
+times, every token's emission time, and one row per iteration.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from workbench.errors import ConfigError
+from workbench.hardware import Hardware
+from workbench.serving.config import Decoder, KVConfig, SchedulerConfig, Tenant
+from workbench.serving.cost import IterationCost, causal_keys
+from workbench.serving.scheduler import scheduler_for
+from workbench.serving.state import DECODE, ServingState
+from workbench.serving.workload import TokenRequests, draw
+
+
+@dataclass(frozen=True)
+class ServingRun:
+    """Everything a token-level run needs."""
+
+    tenants: tuple[Tenant, ...]
+    requests: int = 2000
+    seed: int = 1
+    scheduler: SchedulerConfig = SchedulerConfig()
+    kv: KVConfig = KVConfig()
+    model: Decoder = Decoder()
+    hardware: Hardware = Hardware()
+
+
+@dataclass(frozen=True)
+class ServingTrace:
+    """A finished run. Times in seconds from the start."""
+
+    run: ServingRun
+    requests: TokenRequests
+    first_token_s: np.ndarray  # per request
+    finish_s: np.ndarray  # per request
+    preemptions: np.ndarray  # per request
+    token_offset: np.ndarray  # request i's tokens are token_s[token_offset[i]:token_offset[i + 1]]
+    token_s: np.ndarray  # emission time of every output token
+    it_start_s: np.ndarray  # per iteration
+    it_end_s: np.ndarray
+    it_prefill_tokens: np.ndarray  # prompt tokens processed (chunks included)
+    it_decodes: np.ndarray  # decode steps (one token each)
+    it_seqs: np.ndarray  # sequences in the iteration
+    it_running: np.ndarray  # sequences holding KV on the chip during it (some may wait out a prefill iteration)
+    it_blocks_used: np.ndarray  # KV blocks held at the end of the iteration
+    it_preemptions: np.ndarray  # sequences preempted while building it
+    it_swap_s: np.ndarray  # host-link time for swaps in it
+    admit_s: np.ndarray  # per request: when it was first admitted to the chip
+
+
+def check_run(run: ServingRun) -> None:
+    """Refuse a run that could never finish: a sequence the KV cache or the token budget can never hold."""
+    kv, cfg = run.kv, run.scheduler
+    longest = max(t.prompt.max + t.output.max for t in run.tenants)
+    room = kv.blocks - int(kv.watermark * kv.blocks)
+    if kv.blocks_for(longest) > room:
+        raise ConfigError("serving.kv.blocks", kv.blocks,
+                          f"a sequence of up to {longest:,} tokens (longest prompt + output) needs "
+                          f"{kv.blocks_for(longest):,} blocks of {kv.block_size}, more than the {room:,} "
+                          "the cache can give one sequence")
+    prompt = max(t.prompt.max for t in run.tenants)
+    if not cfg.chunked_prefill and prompt > cfg.max_num_batched_tokens:
+        raise ConfigError("serving.max_num_batched_tokens", cfg.max_num_batched_tokens,
+                          f"a prompt of up to {prompt:,} tokens must fit one iteration without chunked prefill")
+    if not cfg.chunked_prefill and kv.preemption == "recompute" and cfg.batching == "continuous" \
+            and longest - 1 > cfg.max_num_batched_tokens:
+        raise ConfigError("serving.max_num_batched_tokens", cfg.max_num_batched_tokens,
+                          f"a preempted sequence is recomputed as one prompt of up to {longest - 1:,} tokens; "
+                          "raise the budget, chunk prefills or preempt by swap")
+
+
+def simulate_tokens(run: ServingRun) -> ServingTrace:
+    """Run ``run`` to the last token of every request (deterministic for its seed)."""
+    check_run(run)
+    req = draw(run.tenants, run.requests, run.seed)
+    cost = IterationCost.of(run.model, run.hardware)
+    state = ServingState(req, run.kv, run.scheduler.policy, cost.kv_bytes_per_token())
+    sched = scheduler_for(run.scheduler)
+    swap_bw = run.kv.swap_bandwidth_bytes_per_s
+    arrival = state.arrival
+    rows: list[tuple] = []
+    t, nxt, n = 0.0, 0, state.n
+    while state.done < n:
+        while nxt < n and arrival[nxt] <= t:
+            state.arrive(nxt)
+            nxt += 1
+        if not (state.running or state.waiting or state.swapped):
+            t = arrival[nxt]
+            continue
+        state.preempted_now, state.swap_bytes, state.now = [], 0.0, t
+        batch = sched.step(state)
+        if not batch:
+            if nxt >= n:
+                raise RuntimeError("serving loop: nothing can run and nothing will arrive")
+            t = max(t, arrival[nxt])
+            continue
+        tokens, keys, cached, prefill = 0, 0.0, 0.0, 0
+        for i, k in batch:
+            start = state.cached[i]
+            tokens += k
+            keys += causal_keys(start, k)
+            cached += start
+            if state.phase[i] != DECODE:
+                prefill += k
+        swap_s = state.swap_bytes / swap_bw
+        running = len(state.running)
+        t_end = t + cost.seconds(tokens, keys, cached) + swap_s
+        for i, k in batch:
+            state.advance(i, k, t_end)
+        assert 0 <= state.pool.used <= state.pool.total
+        rows.append((t, t_end, prefill, tokens - prefill, len(batch), running, state.pool.used,
+                     len(state.preempted_now), swap_s))
+        t = t_end
+    it = np.array(rows, dtype=float).reshape(-1, 9)
+    return ServingTrace(
+        run=run, requests=req, first_token_s=state.first_s, finish_s=state.finish_s,
+        preemptions=state.preemptions, token_offset=state.offset, token_s=state.token_s,
+        it_start_s=it[:, 0], it_end_s=it[:, 1], it_prefill_tokens=it[:, 2].astype(np.int64),
+        it_decodes=it[:, 3].astype(np.int64), it_seqs=it[:, 4].astype(np.int64),
+        it_running=it[:, 5].astype(np.int64), it_blocks_used=it[:, 6].astype(np.int64),
+        it_preemptions=it[:, 7].astype(np.int64), it_swap_s=it[:, 8], admit_s=state.admit_s)

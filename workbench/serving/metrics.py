@@ -1,0 +1,88 @@
+"""What the serving field measures: TTFT, TPOT and inter-token latency, end to end, tokens/s, KV use, goodput.
+
+- **TTFT** (time to first token): arrival to the first output token (queueing + prefill).
+- **TPOT** (time per output token): ``(finish - first token) / (output tokens - 1)`` per
+  request of at least two tokens.
+- **ITL** (inter-token latency): every gap between two consecutive tokens of a request;
+  its tail shows decode stalls (a prefill iteration that every running decode waited for).
+- **Goodput**: the share of requests meeting both a TTFT and a TPOT bound (requests of
+  one token need only the TTFT bound).
+Percentiles are p50, p95 and p99 over requests (over gaps for ITL), pooled and per tenant.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from workbench.serving.engine import ServingTrace
+
+QUANTILES = (50, 95, 99)
+
+
+def _pcts(x: np.ndarray) -> dict[str, float]:
+    if not len(x):
+        return {f"p{q}": float("nan") for q in QUANTILES} | {"mean": float("nan")}
+    return {f"p{q}": float(v) for q, v in zip(QUANTILES, np.percentile(x, QUANTILES), strict=True)} | {
+        "mean": float(x.mean())}
+
+
+def ttft_s(tr: ServingTrace) -> np.ndarray:
+    """Time to first token per request (s)."""
+    return tr.first_token_s - tr.requests.arrival_s
+
+
+def tpot_s(tr: ServingTrace) -> np.ndarray:
+    """Time per output token per request (s); nan for one-token outputs."""
+    out = tr.requests.output.astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(out > 1, (tr.finish_s - tr.first_token_s) / (out - 1), np.nan)
+
+
+def itl_s(tr: ServingTrace, mask: np.ndarray | None = None) -> np.ndarray:
+    """Every gap between consecutive tokens of the same request (s), for requests in ``mask``."""
+    gaps = np.diff(tr.token_s)
+    first = tr.token_offset[1:-1] - 1  # the gap across two requests' boundary is not an ITL
+    keep = np.ones(len(gaps), dtype=bool)
+    keep[first[first >= 0]] = False
+    if mask is not None:
+        owner = np.repeat(np.arange(len(tr.requests.output)), tr.requests.output)[1:]
+        keep &= mask[owner]
+    return gaps[keep]
+
+
+def kv_utilisation(tr: ServingTrace) -> tuple[np.ndarray, np.ndarray]:
+    """(iteration end times s, share of KV blocks held)."""
+    return tr.it_end_s, tr.it_blocks_used / tr.run.kv.blocks
+
+
+def goodput(tr: ServingTrace, ttft_slo_s: float, tpot_slo_s: float) -> float:
+    """Share of requests with TTFT <= ``ttft_slo_s`` and TPOT <= ``tpot_slo_s``."""
+    tp = tpot_s(tr)
+    ok = (ttft_s(tr) <= ttft_slo_s) & (np.isnan(tp) | (tp <= tpot_slo_s))
+    return float(ok.mean())
+
+
+def summarize_tokens(tr: ServingTrace, ttft_slo_s: float = 1.0, tpot_slo_s: float = 0.05) -> dict:
+    """The run's JSON-ready summary: pooled and per-tenant latencies, throughput, KV, preemptions, goodput."""
+    e2e = tr.finish_s - tr.requests.arrival_s
+    tp, ft = tpot_s(tr), ttft_s(tr)
+    makespan = float(tr.it_end_s[-1]) if len(tr.it_end_s) else 0.0
+    busy = float((tr.it_end_s - tr.it_start_s).sum())
+    per = {}
+    for k, t in enumerate(tr.run.tenants):
+        m = tr.requests.tenant == k
+        per[t.name] = {"requests": int(m.sum()), "ttft_s": _pcts(ft[m]), "tpot_s": _pcts(tp[m & ~np.isnan(tp)]),
+                       "e2e_s": _pcts(e2e[m]), "itl_s": _pcts(itl_s(tr, m))}
+    _, kv = kv_utilisation(tr)
+    return {
+        "requests": len(e2e), "output_tokens": int(tr.requests.output.sum()),
+        "tokens_per_s": float(tr.requests.output.sum() / makespan) if makespan else 0.0,
+        "ttft_s": _pcts(ft), "tpot_s": _pcts(tp[~np.isnan(tp)]), "itl_s": _pcts(itl_s(tr)), "e2e_s": _pcts(e2e),
+        "iterations": len(tr.it_end_s), "busy_share": busy / makespan if makespan else 0.0,
+        "kv_utilisation": {"mean": float(np.average(kv, weights=tr.it_end_s - tr.it_start_s)) if len(kv) else 0.0,
+                           "max": float(kv.max(initial=0.0))},
+        "preemptions": int(tr.preemptions.sum()), "swap_s": float(tr.it_swap_s.sum()),
+        "goodput": {"ttft_slo_s": ttft_slo_s, "tpot_slo_s": tpot_slo_s,
+                    "share": goodput(tr, ttft_slo_s, tpot_slo_s)},
+        "tenants": per,
+    }

@@ -1,0 +1,43 @@
+"""Generation requests of a serving run: arrival, tenant, prompt length, output length (seeded)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from workbench.serving.config import LengthLaw, Tenant
+
+
+@dataclass(frozen=True)
+class TokenRequests:
+    """Requests in arrival order."""
+
+    arrival_s: np.ndarray  # float64, s
+    tenant: np.ndarray  # int32, index into the run's tenants
+    prompt: np.ndarray  # int64, tokens
+    output: np.ndarray  # int64, tokens to generate (>= 1)
+    priority: np.ndarray  # int32, the tenant's priority
+
+
+def lengths(rng: np.random.Generator, law: LengthLaw, n: int) -> np.ndarray:
+    """``n`` lengths from ``law``: lognormal(median, sigma), rounded, clipped to [1, max]."""
+    x = law.median * np.exp(law.sigma * rng.standard_normal(n)) if law.sigma > 0 else np.full(n, law.median)
+    return np.clip(np.rint(x), 1, law.max).astype(np.int64)
+
+
+def draw(tenants: tuple[Tenant, ...], n: int, seed: int) -> TokenRequests:
+    """``n`` requests from the tenants' merged Poisson streams (each request's tenant drawn by rate share)."""
+    rng = np.random.default_rng(seed)
+    rates = np.array([t.rate for t in tenants])
+    arrival = np.cumsum(rng.exponential(1.0 / rates.sum(), n))
+    tenant = rng.choice(len(tenants), size=n, p=rates / rates.sum()).astype(np.int32)
+    prompt = np.empty(n, dtype=np.int64)
+    output = np.empty(n, dtype=np.int64)
+    for k, t in enumerate(tenants):
+        mine = tenant == k
+        m = int(mine.sum())
+        prompt[mine] = lengths(rng, t.prompt, m)
+        output[mine] = lengths(rng, t.output, m)
+    priority = np.array([t.priority for t in tenants], dtype=np.int32)[tenant]
+    return TokenRequests(arrival, tenant, prompt, output, priority)
