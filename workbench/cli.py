@@ -21,6 +21,7 @@ from workbench.errors import ConfigError
 from workbench.pipeline import run_scenario
 from workbench.safe_io import OutputError, write_file
 from workbench.scenario import builtin_scenarios, load_scenario, resolve
+from workbench.serving.scenario import ServingScenario
 from workbench.terminal import printable
 
 EXIT_BAD_INPUT = 2
@@ -103,6 +104,8 @@ def format_summary(s: dict, description: str = "") -> str:
 def cmd_run(args: argparse.Namespace) -> int:
     """``workbench run``: simulate a scenario and print its summary."""
     sc = _scenario_with_overrides(args)
+    if isinstance(sc, ServingScenario):
+        return _run_tokens(args, sc)
     trace = run_scenario(sc)
     summary = summarize(trace)
     if args.trace:
@@ -112,6 +115,27 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(_dumps(summary))
     else:
         _out(format_summary(summary, sc.description))
+        if args.trace:
+            _out(f"trace written to {args.trace} (open it in https://ui.perfetto.dev)")
+    return 0
+
+
+def _run_tokens(args: argparse.Namespace, sc: ServingScenario) -> int:
+    """``workbench run`` on a token-mode scenario: TTFT, TPOT, ITL, KV use, preemptions, goodput."""
+    from workbench.serving.engine import simulate_tokens
+    from workbench.serving.metrics import summarize_tokens
+    from workbench.serving.report import format_token_summary, iteration_shares, to_chrome
+
+    trace = simulate_tokens(sc.run)
+    summary = summarize_tokens(trace, sc.ttft_slo_s, sc.tpot_slo_s)
+    summary = {"scenario": sc.name, "seed": sc.run.seed, "mode": "token", **summary,
+               "iteration_time_shares": iteration_shares(trace)}
+    if args.trace:
+        _write_atomic(Path(args.trace), lambda path: to_chrome(trace, path))
+    if args.json:
+        print(_dumps(summary))
+    else:
+        _out(format_token_summary(summary, sc.name, sc.description))
         if args.trace:
             _out(f"trace written to {args.trace} (open it in https://ui.perfetto.dev)")
     return 0
@@ -136,6 +160,10 @@ def _scenario_with_overrides(args: argparse.Namespace):
     sc = load_scenario(args.scenario)
     changes = {k: v for k, v in (("seed", args.seed), ("requests", args.requests)) if v is not None}
     try:
+        if isinstance(sc, ServingScenario):
+            if changes.get("requests") is not None and not 1 <= changes["requests"] <= 5_000_000:
+                raise ConfigError("requests", changes["requests"], "must be an integer in [1, 5,000,000]")
+            return replace(sc, run=replace(sc.run, **changes)) if changes else sc
         return replace(sc, **changes) if changes else sc
     except ConfigError as e:
         raise e.in_file("command line") from None
@@ -308,9 +336,10 @@ def cmd_progress(args: argparse.Namespace) -> int:
 
 def cmd_list(args: argparse.Namespace) -> int:
     """``workbench list``: the built-in scenarios and their descriptions."""
-    for name in builtin_scenarios():
+    for name in builtin_scenarios("all"):
         sc = load_scenario(resolve(name))
-        _out(f"{name:<28} {sc.description.strip().splitlines()[0] if sc.description else ''}")
+        mode = "[token] " if isinstance(sc, ServingScenario) else ""
+        _out(f"{name:<28} {mode}{sc.description.strip().splitlines()[0] if sc.description else ''}")
     return 0
 
 

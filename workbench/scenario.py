@@ -45,6 +45,7 @@ from workbench.limits import (
 )
 from workbench.models import REQUEST_DIM, build
 from workbench.safe_io import read_capped
+from workbench.serving.scenario import ServingScenario, parse_serving, serving_mode
 
 _REQUIRED = object()
 _TYPES: dict[str, tuple[type, ...]] = {"int": (int,), "float": (int, float), "str": (str,), "bool": (bool,),
@@ -211,11 +212,15 @@ def _stream(t: _Table, base_dir: Path) -> Stream:
     return _build(Stream, t.prefix, **kw)
 
 
-def parse_scenario(data: dict[str, Any], source: str = "<scenario>", base_dir: Path | None = None) -> Scenario:
-    """Validate a parsed TOML document and build its :class:`Scenario`."""
+def parse_scenario(data: dict[str, Any], source: str = "<scenario>",
+                   base_dir: Path | None = None) -> Scenario | ServingScenario:
+    """Validate a parsed TOML document and build its :class:`Scenario` (a :class:`ServingScenario` in token mode)."""
     base_dir = base_dir or Path.cwd()
     try:
         top = _Table(data, "")
+        if serving_mode(data) == "token":
+            return parse_serving(data, source, _hardware, _Table)
+        _request_mode(top.table("serving"))
         streams_raw = top.get("streams", "list", None)
         if not streams_raw:
             raise ConfigError("streams", streams_raw, "at least one [[streams]] table is required")
@@ -245,6 +250,12 @@ def parse_scenario(data: dict[str, Any], source: str = "<scenario>", base_dir: P
                         batching=batching, scheduler=scheduler, **kw)
     except ConfigError as e:
         raise e.in_file(source) from None
+
+
+def _request_mode(t: _Table) -> None:
+    """A ``[serving]`` table in request mode holds only ``mode``: the other keys belong to token mode."""
+    t.get("mode", "str", "request")
+    t.done()
 
 
 def _model(t: _Table, base_dir: Path, streams: tuple[Stream, ...]) -> ModelSpec:
@@ -303,10 +314,13 @@ def _build_model(t: _Table) -> ResidentModel:
     return _build(ResidentModel, t.prefix, **kw)
 
 
-def builtin_scenarios() -> list[str]:
-    """Names of the scenarios shipped in ``workbench/scenarios/``."""
+def builtin_scenarios(mode: str = "request") -> list[str]:
+    """Names of the scenarios shipped in ``workbench/scenarios/`` in ``mode`` (request, token or all)."""
     folder = resources.files("workbench") / "scenarios"
-    return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".toml"))
+    names = sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".toml"))
+    if mode == "all":
+        return names
+    return [n for n in names if serving_mode(tomllib.loads((folder / f"{n}.toml").read_text("utf-8"))) == mode]
 
 
 def resolve(name_or_path: str | Path) -> Path:
@@ -332,7 +346,7 @@ def read_toml(path: Path, limit: int = SCENARIO_MAX_BYTES, what: str = "scenario
         raise ConfigError("(toml)", str(e), "malformed TOML", source=str(path)) from None
 
 
-def load_scenario(name_or_path: str | Path) -> Scenario:
+def load_scenario(name_or_path: str | Path) -> Scenario | ServingScenario:
     """Read, validate and return a scenario file or a built-in scenario by name."""
     path = resolve(name_or_path)
     return parse_scenario(read_toml(path), str(path), path.parent)

@@ -1,0 +1,92 @@
+"""Token-mode scenarios through the ``workbench`` command: the built-ins run, the summary and the trace carry
+the token metrics, and every bad value is one line naming the file, the key and the value, exit status 2."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from helpers import run_cli
+
+from workbench.scenario import builtin_scenarios
+from workbench.serving.scenario import ServingScenario
+
+TOKEN = builtin_scenarios("token")
+
+BASE = """seed = 2
+requests = 200
+[serving]
+mode = "token"
+max_num_batched_tokens = 4096
+[serving.kv]
+block_size = 16
+blocks = 2048
+[serving.model]
+layers = 4
+d_model = 512
+heads = 8
+d_ff = 2048
+[[serving.tenants]]
+name = "chat"
+rate = 30.0
+prompt = { median = 200, sigma = 0.5, max = 1000 }
+output = { median = 50, sigma = 0.5, max = 300 }
+"""
+
+
+def test_the_token_built_ins_are_listed_apart_and_run():
+    assert len(TOKEN) >= 3 and not set(TOKEN) & set(builtin_scenarios())
+    for name in TOKEN:
+        code, out, err = run_cli(["run", name, "--requests", "200", "--json"])
+        assert code == 0, err
+        s = json.loads(out)
+        assert s["mode"] == "token" and s["requests"] == 200
+        for k in ("ttft_s", "tpot_s", "itl_s", "e2e_s"):
+            assert s[k]["p50"] <= s[k]["p95"] <= s[k]["p99"]
+        assert s["output_tokens"] > 0 and 0 <= s["goodput"]["share"] <= 1
+    code, out, _ = run_cli(["list"])
+    assert code == 0 and all(re.search(rf"^{n}\s+\[token\]", out, re.M) for n in TOKEN)
+
+
+def test_text_summary_and_chrome_trace(tmp_path):
+    f = tmp_path / "s.toml"
+    f.write_text(BASE)
+    out_json = tmp_path / "t.json"
+    code, out, err = run_cli(["run", str(f), "--trace", str(out_json)])
+    assert code == 0, err
+    assert "TTFT ms" in out and "goodput" in out and "preemptions 0" in out
+    events = json.loads(out_json.read_text())["traceEvents"]
+    slices = [e for e in events if e["ph"] == "X"]
+    assert slices and all(e["dur"] > 0 for e in slices)
+    assert {e["cat"] for e in slices} <= {"prefill", "decode", "mixed"}
+    assert any(e["name"] == "KV blocks held" for e in events)
+
+
+@pytest.mark.parametrize("old, new, key", [
+    ("max_num_batched_tokens = 4096", "max_num_batched_tokens = 0", "serving.max_num_batched_tokens = 0"),
+    ("max_num_batched_tokens = 4096", "max_num_batched_tokens = -5", "serving.max_num_batched_tokens = -5"),
+    ("block_size = 16", "block_size = 0", "serving.kv.block_size = 0"),
+    ("blocks = 2048", "blocks = 40", "serving.kv.blocks = 40"),
+    ("output = { median = 50,", "output = { median = 0,", "serving.tenants[0].output.median = 0"),
+    ("output = { median = 50,", "output = { median = -2,", "serving.tenants[0].output.median = -2"),
+    ('mode = "token"', 'mode = "tokens"', "serving.mode = 'tokens'"),
+    ("[serving.kv]", "[serving.kv]\nblok_size = 3", "serving.kv.blok_size = 3"),
+])
+def test_bad_values_are_one_clear_line_and_status_2(tmp_path, old, new, key):
+    f = tmp_path / "bad.toml"
+    assert old in BASE
+    f.write_text(BASE.replace(old, new))
+    code, out, err = run_cli(["run", str(f)])
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and str(f) in err and key in err, err
+    assert "Traceback" not in err
+
+
+def test_load_scenario_gives_a_serving_scenario(tmp_path):
+    from workbench.scenario import load_scenario
+
+    f = tmp_path / "s.toml"
+    f.write_text(BASE)
+    sc = load_scenario(f)
+    assert isinstance(sc, ServingScenario) and sc.run.requests == 200 and sc.run.kv.blocks == 2048

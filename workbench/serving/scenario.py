@@ -1,0 +1,133 @@
+"""The ``[serving]`` section of a scenario file in token mode: tenants, scheduler, KV cache, decoder, SLOs.
+
+A scenario whose ``[serving]`` table says ``mode = "token"`` is a token-level serving run::
+
+    seed = 1
+    requests = 2000
+    [hardware]                    # as in any scenario
+    preset = "generic-4core"
+    [serving]
+    mode = "token"
+    max_num_batched_tokens = 2048
+    max_num_seqs = 64
+    policy = "fcfs"               # or "priority"
+    batching = "continuous"       # or "request"
+    chunked_prefill = false
+    [serving.kv]
+    block_size = 16
+    blocks = 4096
+    watermark = 0.01
+    preemption = "recompute"      # or "swap"
+    swap_bandwidth_bytes_per_s = 32e9
+    [serving.model]
+    layers = 24
+    d_model = 2048
+    heads = 16
+    d_ff = 8192
+    [serving.slo]
+    ttft_s = 1.0
+    tpot_s = 0.05
+    [[serving.tenants]]
+    name = "chat"
+    rate = 20.0
+    priority = 0
+    prompt = { median = 300, sigma = 0.6, max = 2000 }
+    output = { median = 150, sigma = 0.8, max = 1000 }
+
+Every key is checked; an error names the file, the dotted key and the value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from workbench.errors import ConfigError, check_one_of
+from workbench.limits import MAX_STREAMS, check_count
+from workbench.serving.config import Decoder, KVConfig, LengthLaw, SchedulerConfig, Tenant
+from workbench.serving.engine import ServingRun, check_run
+
+MODES = ("request", "token")
+
+
+@dataclass(frozen=True)
+class ServingScenario:
+    """A token-mode scenario: the run, its SLOs for goodput, and its name."""
+
+    run: ServingRun
+    ttft_slo_s: float = 1.0
+    tpot_slo_s: float = 0.05
+    name: str = ""
+    description: str = ""
+
+
+def serving_mode(data: dict[str, Any]) -> str:
+    """``request`` or ``token``: the mode a parsed scenario document asks for."""
+    serving = data.get("serving", {})
+    if not isinstance(serving, dict):
+        raise ConfigError("serving", serving, "must be a table")
+    mode = serving.get("mode", "request")
+    check_one_of("serving.mode", mode, MODES)
+    return mode
+
+
+def _length(t, name: str) -> LengthLaw:
+    law = t.table(name)
+    kw = {"median": law.get("median", "float"), "sigma": law.get("sigma", "float", 0.0),
+          "max": law.get("max", "int", 4096)}
+    law.done()
+    try:
+        return LengthLaw(**kw)
+    except ConfigError as e:
+        raise e.under(law.prefix) from None
+
+
+def parse_serving(data: dict[str, Any], source: str, hardware_of, table_of) -> ServingScenario:
+    """A token-mode scenario from its parsed TOML (``hardware_of`` and ``table_of`` read the shared parts)."""
+    try:
+        top = table_of(data, "")
+        s = top.table("serving")
+        s.get("mode", "str")
+        sched_fields = {"max_num_batched_tokens": "int", "max_num_seqs": "int", "policy": "str", "batching": "str",
+                        "chunked_prefill": "bool"}
+        d = SchedulerConfig()
+        scheduler = SchedulerConfig(**{k: s.get(k, kind, getattr(d, k)) for k, kind in sched_fields.items()})
+        kvt, dk = s.table("kv"), KVConfig()
+        kv = KVConfig(**{k: kvt.get(k, kind, getattr(dk, k)) for k, kind in (
+            ("block_size", "int"), ("blocks", "int"), ("watermark", "float"), ("preemption", "str"),
+            ("swap_bandwidth_bytes_per_s", "float"))})
+        kvt.done()
+        mt, dm = s.table("model"), Decoder()
+        model = Decoder(**{k: mt.get(k, "int", getattr(dm, k)) for k in ("layers", "d_model", "heads", "d_ff")})
+        mt.done()
+        slo = s.table("slo")
+        ttft, tpot = slo.get("ttft_s", "float", 1.0), slo.get("tpot_s", "float", 0.05)
+        slo.done()
+        raw = s.get("tenants", "list", None)
+        if not raw:
+            raise ConfigError("serving.tenants", raw, "at least one [[serving.tenants]] table is required")
+        check_count("serving.tenants", raw, MAX_STREAMS)
+        tenants = []
+        for i, r in enumerate(raw):
+            t = table_of(r, f"serving.tenants[{i}]")
+            name = t.get("name", "str")
+            tenant = Tenant(name=name, rate=t.get("rate", "float"), prompt=_length(t, "prompt"),
+                            output=_length(t, "output"), priority=t.get("priority", "int", 0))
+            t.done()
+            tenants.append(tenant)
+        s.done()
+        run = ServingRun(tenants=tuple(tenants), requests=top.get("requests", "int", 2000),
+                         seed=top.get("seed", "int", 0), scheduler=scheduler, kv=kv, model=model,
+                         hardware=hardware_of(top.table("hardware")))
+        sc = ServingScenario(run, ttft, tpot, top.get("name", "str", Path(source).stem),
+                             top.get("description", "str", ""))
+        top.done()
+        if not (0 < ttft <= 3600 and 0 < tpot <= 60):
+            raise ConfigError("serving.slo", {"ttft_s": ttft, "tpot_s": tpot}, "must be > 0 (at most 3600 s and 60 s)")
+        if not 1 <= run.requests <= 5_000_000:
+            raise ConfigError("requests", run.requests, "must be an integer in [1, 5,000,000]")
+        check_run(run)
+        return sc
+    except ConfigError as e:
+        raise e.in_file(source) from None
