@@ -70,6 +70,9 @@ def test_the_roofline_by_hand():
     attention = max(4 * 1024 * 1000 / 200e12, 2 * 1024 * 2 * 1000 / 1.6e12)
     assert cost.decode_seconds(999) == pytest.approx(linear + attention + 6 * 5e-6, rel=1e-12)
     assert causal_keys(0, 4) == 1 + 2 + 3 + 4 and causal_keys(10, 2) == 11 + 12
+    price = cost.pricer()  # the loop's bound form: the same arithmetic, bit for bit
+    for args in [(1, 1000.0, 999.0), (700, causal_keys(0, 700), 0.0), (33, 5e5, 4e5), (0, 0.0, 0.0)]:
+        assert price(*args) == cost.seconds(*args)
 
 
 @pytest.mark.parametrize("preemption", ["recompute", "swap"])

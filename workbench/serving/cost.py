@@ -91,6 +91,26 @@ class IterationCost:
         attention = max(f.attn_flops_per_key * keys / peak, f.kv_bytes_per_token * (cached + tokens) / bw)
         return self.model.layers * (linear + attention + KERNELS_PER_LAYER * hw.launch_s)
 
+    def pricer(self):
+        """:meth:`seconds` with its constants bound once (the loop calls it every iteration): equal bit for bit."""
+        f, hw = self.facts, self.hw
+        peak = hw.cores * hw.peak_flops_per_core
+        bw = hw.hbm_bandwidth_bytes_per_s
+        g = hw.mma_rows
+        lin_f, w, act = f.linear_flops_per_token, f.weight_bytes, f.act_bytes_per_token
+        att_f, kvb = f.attn_flops_per_key, f.kv_bytes_per_token
+        layers, launches = self.model.layers, KERNELS_PER_LAYER * hw.launch_s
+
+        def seconds(tokens: int, keys: float, cached: float) -> float:
+            if tokens <= 0:
+                return 0.0
+            padded = -(-tokens // g) * g
+            linear = max(lin_f * padded / peak, (w + act * tokens) / bw)
+            attention = max(att_f * keys / peak, kvb * (cached + tokens) / bw)
+            return layers * (linear + attention + launches)
+
+        return seconds
+
     def prefill_seconds(self, prompt: int, start: int = 0) -> float:
         """One sequence's prefill of positions ``start .. prompt - 1`` alone in an iteration."""
         n = prompt - start

@@ -19,7 +19,7 @@ from workbench.hardware import Hardware
 from workbench.serving.config import Decoder, KVConfig, SchedulerConfig, Tenant
 from workbench.serving.cost import IterationCost, causal_keys
 from workbench.serving.scheduler import scheduler_for
-from workbench.serving.state import DECODE, ServingState
+from workbench.serving.state import ServingState
 from workbench.serving.workload import TokenRequests, draw
 
 
@@ -90,6 +90,8 @@ def simulate_tokens(run: ServingRun) -> ServingTrace:
     swap_bw = run.kv.swap_bandwidth_bytes_per_s
     arrival = state.arrival
     rows: list[tuple] = []
+    price, record, decoded, prefilled = cost.pricer(), rows.append, state.decoded, state.prefilled
+    cached_of = state.cached.__getitem__
     t, nxt, n = 0.0, 0, state.n
     while state.done < n:
         while nxt < n and arrival[nxt] <= t:
@@ -105,28 +107,30 @@ def simulate_tokens(run: ServingRun) -> ServingTrace:
                 raise RuntimeError("serving loop: nothing can run and nothing will arrive")
             t = max(t, arrival[nxt])
             continue
-        tokens, keys, cached, prefill = 0, 0.0, 0.0, 0
-        for i, k in batch:
-            start = state.cached[i]
-            tokens += k
+        decodes, prefills = batch.decodes, batch.prefills
+        ctx = sum(map(cached_of, decodes))  # a decode attends to its context and itself
+        tokens, keys, prefill = len(decodes), float(ctx + len(decodes)), 0
+        for i, k in prefills:
+            start = cached_of(i)
+            prefill += k
             keys += causal_keys(start, k)
-            cached += start
-            if state.phase[i] != DECODE:
-                prefill += k
+            ctx += start
         swap_s = state.swap_bytes / swap_bw
         running = len(state.running)
-        t_end = t + cost.seconds(tokens, keys, cached) + swap_s
-        for i, k in batch:
-            state.advance(i, k, t_end)
-        assert 0 <= state.pool.used <= state.pool.total
-        rows.append((t, t_end, prefill, tokens - prefill, len(batch), running, state.pool.used,
-                     len(state.preempted_now), swap_s))
+        t_end = t + price(tokens + prefill, keys, float(ctx)) + swap_s
+        for i, k in prefills:
+            prefilled(i, k, t_end)
+        decoded(decodes, t_end)
+        used = state.pool.used
+        assert 0 <= used <= state.pool.total
+        record((t, t_end, prefill, tokens, tokens + len(prefills), running, used, len(state.preempted_now), swap_s))
         t = t_end
     it = np.array(rows, dtype=float).reshape(-1, 9)
     return ServingTrace(
-        run=run, requests=req, first_token_s=state.first_s, finish_s=state.finish_s,
-        preemptions=state.preemptions, token_offset=state.offset, token_s=state.token_s,
+        run=run, requests=req, first_token_s=np.array(state.first_s), finish_s=np.array(state.finish_s),
+        preemptions=np.array(state.preemptions, dtype=np.int32), token_offset=np.array(state.offset, dtype=np.int64),
+        token_s=np.array(state.token_s),
         it_start_s=it[:, 0], it_end_s=it[:, 1], it_prefill_tokens=it[:, 2].astype(np.int64),
         it_decodes=it[:, 3].astype(np.int64), it_seqs=it[:, 4].astype(np.int64),
         it_running=it[:, 5].astype(np.int64), it_blocks_used=it[:, 6].astype(np.int64),
-        it_preemptions=it[:, 7].astype(np.int64), it_swap_s=it[:, 8], admit_s=state.admit_s)
+        it_preemptions=it[:, 7].astype(np.int64), it_swap_s=it[:, 8], admit_s=np.array(state.admit_s))

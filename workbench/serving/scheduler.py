@@ -1,7 +1,8 @@
 """Iteration schedulers: which sequences run in the next iteration, and how many tokens each.
 
-Each policy is a small class with one method, ``step(state) -> [(sequence, new tokens)]``,
-that may admit, preempt or swap through :class:`~workbench.serving.state.ServingState`.
+Each policy is a small class with one method, ``step(state) -> Batch``: the decoding
+sequences (one token each) and the prefill chunks ``(sequence, prompt tokens)``; it may
+admit, preempt or swap through :class:`~workbench.serving.state.ServingState`.
 
 - :class:`PrefillFirst`: continuous batching as vLLM's default scheduler (without chunked
   prefill) does it. Waiting prompts are admitted first, whole, in an iteration of prefills
@@ -24,7 +25,18 @@ import heapq
 from workbench.serving.config import SchedulerConfig
 from workbench.serving.state import DECODE, PREFILL, ServingState
 
-Batch = list[tuple[int, int]]
+
+class Batch:
+    """One iteration's work: ``decodes`` (sequences, one token each) and ``prefills`` ((sequence, tokens))."""
+
+    __slots__ = ("decodes", "prefills")
+
+    def __init__(self):
+        self.decodes: list[int] = []
+        self.prefills: list[tuple[int, int]] = []
+
+    def __bool__(self) -> bool:
+        return bool(self.decodes or self.prefills)
 
 
 class _Budget:
@@ -42,16 +54,25 @@ class _Budget:
 
 def _decodes(state: ServingState, budget: _Budget, batch: Batch) -> None:
     """Every running decode in scheduling order gets one token and a KV slot for it, preempting from the back."""
+    cached, cap, phase, out = state.cached, state.cap, state.phase, batch.decodes
+    room, seats = budget.tokens, budget.seqs
     for _, i in list(state.running):
-        if state.phase[i] != DECODE or i in state.preempted_now:
+        if phase[i] != DECODE:  # prefilling, or preempted while this batch was built
             continue
-        while not state.pool.grow(i, state.cached[i] + 1):
-            victim = state.running[-1][1]
-            state.preempt(victim)
-            if victim == i:
-                break
-        if state.phase[i] == DECODE and budget.take(1):
-            batch.append((i, 1))
+        if cached[i] >= cap[i]:  # its next token needs a new block
+            while not state.grow(i, cached[i] + 1):
+                victim = state.running[-1][1]
+                state.preempt(victim)
+                if victim == i:
+                    break
+            if phase[i] != DECODE:
+                continue
+        if room < 1 or seats < 1:
+            break
+        room -= 1
+        seats -= 1
+        out.append(i)
+    budget.tokens, budget.seqs = room, seats
 
 
 def _swap_ins(state: ServingState, budget: _Budget, batch: Batch, chunked: bool) -> None:
@@ -65,12 +86,12 @@ def _swap_ins(state: ServingState, budget: _Budget, batch: Batch, chunked: bool)
         heapq.heappop(state.swapped)
         if state.phase[i] == DECODE:
             budget.take(1)
-            batch.append((i, 1))
+            batch.decodes.append(i)
         else:
             n = state.target[i] - state.cached[i]
             n = min(n, budget.tokens) if chunked else n
             if budget.take(n):
-                batch.append((i, n))
+                batch.prefills.append((i, n))
 
 
 class PrefillFirst:
@@ -80,7 +101,7 @@ class PrefillFirst:
         self.cfg = cfg
 
     def step(self, state: ServingState) -> Batch:
-        budget, batch = _Budget(self.cfg, state), []
+        budget, batch = _Budget(self.cfg, state), Batch()
         if not state.swapped:
             while state.waiting and len(state.running) < self.cfg.max_num_seqs:
                 i = state.waiting[0][1]
@@ -90,7 +111,7 @@ class PrefillFirst:
                 heapq.heappop(state.waiting)
                 state.start(i, need)
                 budget.take(need)
-                batch.append((i, need))
+                batch.prefills.append((i, need))
             if batch:
                 return batch
         _decodes(state, budget, batch)
@@ -105,13 +126,13 @@ class ChunkedPrefill:
         self.cfg = cfg
 
     def step(self, state: ServingState) -> Batch:
-        budget, batch = _Budget(self.cfg, state), []
+        budget, batch = _Budget(self.cfg, state), Batch()
         _decodes(state, budget, batch)
         for _, i in list(state.running):
             if state.phase[i] == PREFILL and budget.tokens > 0:
                 n = min(state.target[i] - state.cached[i], budget.tokens)
                 if budget.take(n):
-                    batch.append((i, n))
+                    batch.prefills.append((i, n))
         _swap_ins(state, budget, batch, chunked=True)
         while state.waiting and len(state.running) < self.cfg.max_num_seqs and budget.tokens > 0:
             i = state.waiting[0][1]
@@ -121,7 +142,7 @@ class ChunkedPrefill:
             state.start(i, state.target[i])
             n = min(state.target[i], budget.tokens)
             budget.take(n)
-            batch.append((i, n))
+            batch.prefills.append((i, n))
         return batch
 
 
@@ -138,7 +159,7 @@ class RequestLevel:
         self.cfg = cfg
 
     def step(self, state: ServingState) -> Batch:
-        budget, batch = _Budget(self.cfg, state), []
+        budget, batch = _Budget(self.cfg, state), Batch()
         if not state.running:
             while state.waiting and len(state.running) < self.cfg.max_num_seqs:
                 i = state.waiting[0][1]
@@ -151,9 +172,9 @@ class RequestLevel:
             n = min(state.target[i] - state.cached[i], budget.tokens)
             if n <= 0 or not budget.take(n):
                 break
-            batch.append((i, n))
+            batch.prefills.append((i, n))
         if not prefilling:
-            batch.extend((i, 1) for _, i in state.running)  # KV was reserved for the whole output
+            batch.decodes.extend(i for _, i in state.running)  # KV was reserved for the whole output
         return batch
 
 

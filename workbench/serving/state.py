@@ -35,14 +35,16 @@ class ServingState:
         self.cached = [0] * n  # tokens whose K and V are in the cache
         self.target = list(self.prompt)  # tokens the current prefill must cache (prompt + tokens already emitted)
         self.phase = [WAITING] * n
-        self.admit_s = np.full(n, np.nan)  # first admission to the chip
+        self.admit_s = [float("nan")] * n  # first admission to the chip
         self.now = 0.0  # start of the iteration being built
-        self.first_s = np.full(n, np.nan)
-        self.finish_s = np.full(n, np.nan)
-        self.preemptions = np.zeros(n, dtype=np.int32)
-        self.offset = np.concatenate([[0], np.cumsum(req.output)]).astype(np.int64)
-        self.token_s = np.full(int(self.offset[-1]), np.nan)  # emission time of every output token
+        nan = float("nan")
+        self.first_s = [nan] * n
+        self.finish_s = [nan] * n
+        self.preemptions = [0] * n
+        self.offset = np.concatenate([[0], np.cumsum(req.output)]).astype(np.int64).tolist()
+        self.token_s = [nan] * self.offset[-1]  # emission time of every output token (nan until emitted)
         self.pool = BlockPool(kv)
+        self.cap = [0] * n  # tokens the blocks a sequence holds can store (blocks x block size)
         self.kv = kv
         self.block_bytes = kv.block_size * kv_bytes_per_token
         self.waiting: list[tuple] = []  # heap of (key, seq)
@@ -52,15 +54,28 @@ class ServingState:
         self.preempted_now: list[int] = []  # preemptions of the iteration being built
         self.swap_bytes = 0.0  # bytes moved to or from host in the iteration being built
 
+    # --- blocks --------------------------------------------------------------------------
+    def grow(self, i: int, tokens: int) -> bool:
+        """Blocks for ``tokens`` tokens of sequence ``i`` (False, nothing taken, if the pool is short)."""
+        if not self.pool.grow(i, tokens):
+            return False
+        self.cap[i] = self.pool.held.get(i, 0) * self.kv.block_size
+        return True
+
+    def release(self, i: int) -> int:
+        """Free the blocks of sequence ``i``; returns how many it held."""
+        self.cap[i] = 0
+        return self.pool.release(i)
+
     # --- queues ------------------------------------------------------------------------
     def arrive(self, i: int) -> None:
         heapq.heappush(self.waiting, (self.key[i], i))
 
     def start(self, i: int, tokens: int) -> None:
         """Admit waiting sequence ``i``: take blocks for its whole prefill target (``tokens``)."""
-        ok = self.pool.grow(i, tokens)
+        ok = self.grow(i, tokens)
         assert ok, "admitted without blocks"
-        if np.isnan(self.admit_s[i]):
+        if self.admit_s[i] != self.admit_s[i]:
             self.admit_s[i] = self.now
         self.phase[i] = PREFILL
         bisect.insort(self.running, (self.key[i], i))
@@ -71,11 +86,11 @@ class ServingState:
         self.preemptions[victim] += 1
         self.preempted_now.append(victim)
         if self.kv.preemption == "swap":
-            self.swap_bytes += self.pool.release(victim) * self.block_bytes
+            self.swap_bytes += self.release(victim) * self.block_bytes
             self.phase[victim] = SWAPPED
             heapq.heappush(self.swapped, (self.key[victim], victim))
         else:
-            self.pool.release(victim)
+            self.release(victim)
             self.cached[victim] = 0
             self.target[victim] = self.prompt[victim] + self.generated[victim]
             self.phase[victim] = WAITING
@@ -84,7 +99,7 @@ class ServingState:
     def swap_in(self, i: int) -> bool:
         """Bring swapped sequence ``i`` back if its blocks (and one more token) fit; False leaves it swapped."""
         need = self.cached[i] + (1 if self.phase_after_swap(i) == DECODE else 0)
-        if not self.pool.grow(i, max(need, 1)):
+        if not self.grow(i, max(need, 1)):
             return False
         self.swap_bytes += self.pool.held.get(i, 0) * self.block_bytes
         self.phase[i] = self.phase_after_swap(i)
@@ -95,32 +110,47 @@ class ServingState:
         return DECODE if self.cached[i] >= self.target[i] else PREFILL
 
     # --- an iteration's outcome --------------------------------------------------------
-    def advance(self, i: int, tokens: int, t_end: float) -> None:
-        """``i`` processed ``tokens`` new tokens in the iteration that ended at ``t_end``."""
-        ph = self.phase[i]
-        assert ph in (PREFILL, DECODE), "scheduled a sequence that is not running"
-        self.cached[i] += tokens
-        if ph == PREFILL:
-            assert self.cached[i] <= self.target[i], "prefill past its target"
-            if self.cached[i] < self.target[i]:
-                return  # a chunk: no token until the whole prompt is cached
+    def prefilled(self, i: int, tokens: int, t_end: float) -> None:
+        """``i`` cached ``tokens`` more prompt tokens in the iteration that ended at ``t_end``."""
+        assert self.phase[i] == PREFILL, "a prefill chunk for a sequence that is not prefilling"
+        c = self.cached[i] + tokens
+        assert c <= self.target[i] <= self.cap[i], "prefill past its target or its blocks"
+        self.cached[i] = c
+        if c == self.target[i]:  # the whole prompt is cached: its last position yields the next token
             self.phase[i] = DECODE
-        else:
-            assert tokens == 1, "a decode step is one token"
-        self.emit(i, t_end)
+            self.emit(i, t_end)
+
+    def decoded(self, seqs: list[int], t_end: float) -> None:
+        """Each of ``seqs`` (decoding) cached its last token and emitted the next one at ``t_end``."""
+        cached, generated, out_len, off, ts, phase = (self.cached, self.generated, self.out_len, self.offset,
+                                                      self.token_s, self.phase)
+        for i in seqs:
+            assert phase[i] == DECODE, "a decode step for a sequence whose prefill is not done"
+            cached[i] += 1
+            g = generated[i]
+            slot = off[i] + g
+            assert ts[slot] != ts[slot], "a token emitted twice"  # nan until written
+            ts[slot] = t_end
+            generated[i] = g + 1
+            if g + 1 == out_len[i]:
+                self.finish(i, t_end)
 
     def emit(self, i: int, t: float) -> None:
         """Sequence ``i`` produces its next output token at ``t``."""
         g = self.generated[i]
         slot = self.offset[i] + g
-        assert np.isnan(self.token_s[slot]), "a token emitted twice"
+        assert self.token_s[slot] != self.token_s[slot], "a token emitted twice"
         self.token_s[slot] = t
         if g == 0:
             self.first_s[i] = t
         self.generated[i] = g + 1
         if g + 1 == self.out_len[i]:
-            self.finish_s[i] = t
-            self.phase[i] = DONE
-            self.running.remove((self.key[i], i))
-            self.pool.release(i)
-            self.done += 1
+            self.finish(i, t)
+
+    def finish(self, i: int, t: float) -> None:
+        """``i`` emitted its last token at ``t``: it leaves the chip and frees its blocks."""
+        self.finish_s[i] = t
+        self.phase[i] = DONE
+        self.running.remove((self.key[i], i))
+        self.release(i)
+        self.done += 1
