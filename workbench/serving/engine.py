@@ -73,11 +73,12 @@ def check_run(run: ServingRun) -> None:
     if not cfg.chunked_prefill and prompt > cfg.max_num_batched_tokens:
         raise ConfigError("serving.max_num_batched_tokens", cfg.max_num_batched_tokens,
                           f"a prompt of up to {prompt:,} tokens must fit one iteration without chunked prefill")
-    if not cfg.chunked_prefill and kv.preemption == "recompute" and cfg.batching == "continuous" \
-            and longest - 1 > cfg.max_num_batched_tokens:
+    if not cfg.chunked_prefill and cfg.batching == "continuous" and longest - 1 > cfg.max_num_batched_tokens:
+        # as vLLM asks max_num_batched_tokens >= max_model_len without chunked prefill: a preempted
+        # sequence is prefilled again as one prompt of everything it holds
         raise ConfigError("serving.max_num_batched_tokens", cfg.max_num_batched_tokens,
-                          f"a preempted sequence is recomputed as one prompt of up to {longest - 1:,} tokens; "
-                          "raise the budget, chunk prefills or preempt by swap")
+                          f"without chunked prefill it must hold the longest sequence ({longest - 1:,} tokens of "
+                          "prompt and output, prefilled again after a preemption); raise it or chunk prefills")
 
 
 def simulate_tokens(run: ServingRun) -> ServingTrace:

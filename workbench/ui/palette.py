@@ -33,6 +33,13 @@ TIMELINE: dict[str, str] = {
     "contention stretch": CAUSES["memory_contention"],
 }
 
+# Token-level serving: what an iteration spent its time on, and a preemption (KV dropped: a residency event).
+TOKEN_PHASES: dict[str, str] = {
+    "prefill": CAUSES["service"],  # prompt tokens: compute-heavy matmuls
+    "decode": "#7fcfb9",  # one token per running sequence: memory-bound on weights and KV reads
+    "preemption": CAUSES["memory_residency"],
+}
+
 # p50 / p95 / p99 marks: line style by percentile, never by colour.
 PERCENTILE_STYLES: tuple[tuple[int, str], ...] = ((50, ":"), (95, "--"), (99, "-"))
 

@@ -1,0 +1,94 @@
+"""Pictures of token-level serving runs: the iterations, the KV cache filling, inter-token gaps.
+
+Each function draws on given axes (or returns a :class:`~workbench.ui.figures.ShownFigure`),
+reads only a :class:`~workbench.serving.engine.ServingTrace`, and uses the shared palette:
+prefill green, decode light green, preemptions vermillion, the compared run in grey.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from matplotlib.ticker import FixedLocator, FuncFormatter
+
+from workbench.serving.engine import ServingTrace
+from workbench.serving.metrics import itl_s
+from workbench.ui.figures import MARKS, cdf_xy, log_limits, new_figure, plain_log
+from workbench.ui.palette import BASELINE, BASELINE_ALPHA, CURRENT, TOKEN_PHASES
+
+
+def busiest_window(tr: ServingTrace, seconds: float) -> tuple[float, float]:
+    """The ``seconds``-long window (starting at an iteration) holding the most prompt tokens."""
+    starts, pre = tr.it_start_s, np.cumsum(tr.it_prefill_tokens)
+    ends = np.searchsorted(starts, starts + seconds)
+    k = int(np.argmax(pre[np.minimum(ends, len(pre)) - 1] - np.concatenate([[0], pre[:-1]])))
+    return float(starts[k]), float(starts[k] + seconds)
+
+
+def iterations(ax, tr: ServingTrace, t0: float, t1: float) -> None:
+    """One bar per iteration in [t0, t1): width its duration, height its tokens (prompt tokens over decodes)."""
+    m = (tr.it_start_s >= t0) & (tr.it_start_s < t1)
+    x, w = (tr.it_start_s[m] - t0) * 1e3, (tr.it_end_s[m] - tr.it_start_s[m]) * 1e3
+    dec, pre = tr.it_decodes[m], tr.it_prefill_tokens[m]
+    ax.bar(x, dec, width=w, align="edge", color=TOKEN_PHASES["decode"], label="decode tokens (one per sequence)",
+           linewidth=0)
+    ax.bar(x, pre, width=w, bottom=dec, align="edge", color=TOKEN_PHASES["prefill"], label="prompt tokens",
+           linewidth=0)
+    hit = tr.it_preemptions[m] > 0
+    if hit.any():
+        ax.plot(x[hit], (dec + pre)[hit] * 1.05 + 1, "v", color=TOKEN_PHASES["preemption"], ms=5,
+                label="preemption")
+    ax.set_yscale("symlog", linthresh=16)
+    ax.yaxis.set_major_locator(FixedLocator([0, 4, 16, 64, 256, 1024, 4096, 16384]))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.set_xlim(0, (t1 - t0) * 1e3)
+    ax.set_xlabel(f"time from {t0:.3f} s (ms)")
+    ax.set_ylabel("tokens in the iteration")
+    ax.legend(loc="upper right", fontsize=7)
+    ax.grid(alpha=0.3, axis="y")
+
+
+def kv_fill(ax, tr: ServingTrace, other: ServingTrace | None = None) -> None:
+    """KV blocks held as a share of the cache over the run, preemptions as ticks (``other`` faint grey)."""
+    for run, color, alpha, label in ((other, BASELINE, BASELINE_ALPHA, "compared run"), (tr, CURRENT, 1.0, "this run")):
+        if run is None:
+            continue
+        ax.step(run.it_end_s, run.it_blocks_used / run.run.kv.blocks, where="post", color=color, alpha=alpha, lw=1.0,
+                label=f"{label} ({run.run.kv.blocks:,} blocks)")
+    t = tr.it_start_s[tr.it_preemptions > 0]
+    if len(t):
+        ax.plot(t, np.full(len(t), 0.02), "|", color=TOKEN_PHASES["preemption"], ms=8,
+                label=f"preemptions ({int(tr.preemptions.sum())})")
+    ax.axhline(1.0, color="k", ls="--", lw=0.8)
+    ax.set_ylim(0, 1.08)
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("share of KV blocks held")
+    ax.legend(loc="lower right", fontsize=7)
+    ax.grid(alpha=0.3)
+
+
+def itl_cdf(ax, tr: ServingTrace, other: ServingTrace | None = None,
+            labels: tuple[str, str] = ("this run", "compared run")) -> None:
+    """CDF of inter-token gaps (ms, log axis) with p50/p95/p99 marks; ``other`` in faint grey."""
+    cur = np.sort(itl_s(tr)) * 1e3
+    prev = np.sort(itl_s(other)) * 1e3 if other is not None else np.zeros(0)
+    if len(prev):
+        ax.plot(*cdf_xy(prev), color=BASELINE, alpha=BASELINE_ALPHA, lw=2.2, label=labels[1])
+    ax.plot(*cdf_xy(cur), color=CURRENT, lw=1.4, label=labels[0])
+    for q, ls in MARKS:
+        ax.axvline(float(np.percentile(cur, q)), color=CURRENT, ls=ls, lw=0.8)
+    ax.set_xscale("log")
+    plain_log(ax.xaxis)
+    ax.set_xlim(*log_limits(cur, prev))
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel("gap between two tokens (ms); p50 dotted, p95 dashed, p99 solid")
+    ax.set_ylabel("CDF")
+    ax.legend(loc="lower right", fontsize=8)
+    ax.grid(alpha=0.3)
+
+
+def serving_picture(tr: ServingTrace, window_s: float = 0.05):
+    """Iterations in the busiest window beside the KV cache over the run."""
+    fig, (a, b) = new_figure(2, 11.0, 3.6)
+    iterations(a, tr, *busiest_window(tr, window_s))
+    kv_fill(b, tr)
+    return fig
