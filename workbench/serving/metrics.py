@@ -62,6 +62,36 @@ def goodput(tr: ServingTrace, ttft_slo_s: float, tpot_slo_s: float) -> float:
     return float(ok.mean())
 
 
+def load_note(tr: ServingTrace) -> dict:
+    """Offered against served output tokens/s, and whether the queue grew without bound.
+
+    Overloaded: the chip was busy nearly all the time and either the offered output tokens/s
+    exceed what was served by more than 5 %, or the mean TTFT rose from the
+    second quarter of arrivals to the third and again to the fourth, ending more than 1.8x
+    the second quarter's (a queue growing linearly from empty gives 0.875 / 0.375 = 2.3;
+    a steady state gives about 1): the wait is still climbing, so no percentile of this run
+    is a steady state.
+    """
+    arr, out = tr.requests.arrival_s, tr.requests.output
+    span = float(arr[-1] - arr[0]) if len(arr) > 1 else 0.0
+    offered = float(out.sum() / span) if span > 0 else 0.0
+    ft = ttft_s(tr)
+    q = len(ft) // 4
+    busy = float((tr.it_end_s - tr.it_start_s).sum() / tr.it_end_s[-1]) if len(tr.it_end_s) else 0.0
+    q2, q3, q4 = (float(ft[k * q:(k + 1) * q].mean()) for k in (1, 2, 3)) if q else (0.0, 0.0, 0.0)
+    served = float(out.sum() / tr.it_end_s[-1]) if len(tr.it_end_s) else 0.0
+    climbing = q2 < q3 < q4 and q4 > 1.8 * q2
+    short = offered > 1.05 * served
+    over = busy > 0.97 and (climbing or short)
+    note = ""
+    if over:
+        note = (f"overloaded: {offered:,.0f} output tokens/s offered, {served:,.0f} served; " if short else
+                "overloaded: ") + (f"mean TTFT climbed {q2 * 1e3:.3g} -> {q3 * 1e3:.3g} -> {q4 * 1e3:.3g} ms over "
+                                   "the second, third and last quarters of arrivals; " if climbing else "") + \
+            "the queue grows without bound"
+    return {"offered_tokens_per_s": offered, "overloaded": over, "note": note}
+
+
 def summarize_tokens(tr: ServingTrace, ttft_slo_s: float = 1.0, tpot_slo_s: float = 0.05) -> dict:
     """The run's JSON-ready summary: pooled and per-tenant latencies, throughput, KV, preemptions, goodput."""
     e2e = tr.finish_s - tr.requests.arrival_s
@@ -84,5 +114,5 @@ def summarize_tokens(tr: ServingTrace, ttft_slo_s: float = 1.0, tpot_slo_s: floa
         "preemptions": int(tr.preemptions.sum()), "swap_s": float(tr.it_swap_s.sum()),
         "goodput": {"ttft_slo_s": ttft_slo_s, "tpot_slo_s": tpot_slo_s,
                     "share": goodput(tr, ttft_slo_s, tpot_slo_s)},
-        "tenants": per,
+        "tenants": per, "load": load_note(tr),
     }

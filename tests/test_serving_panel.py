@@ -1,0 +1,33 @@
+"""The token-serving panel: redraws in place, says what a change did, keeps the last picture when the library
+refuses a setting, and says OVERLOADED when the queue grows without bound."""
+
+from __future__ import annotations
+
+from workbench.ui.serving_panel import ServingPanel
+
+
+def test_changes_redraw_in_place_and_say_what_changed():
+    p = ServingPanel()
+    fig, lines = p.fig, list(p.axes[0].get_lines())
+    assert "first run" in p.full_text(p.result)
+    p.ctrl["chunked"].value = True
+    assert p.fig is fig and list(p.axes[0].get_lines()) == lines  # the same artists, moved
+    assert p.change_line.startswith("what changed: ITL p99") and "lower" in p.change_line
+    assert p.change_line in p.full_text(p.result)
+    assert len(p.kv_prev.get_xdata()) > 0  # the previous setting is drawn
+
+
+def test_a_refused_setting_keeps_the_picture_and_names_the_key():
+    p = ServingPanel()
+    image = p.image.value
+    p.ctrl["budget"].value = 1024  # whole prompts of up to 6,000 tokens cannot fit a 1,024-token iteration
+    assert "refused: serving.max_num_batched_tokens = 1024" in p.summary.value
+    assert p.image.value == image
+
+
+def test_overload_is_said_and_a_cache_that_never_fills_is_explained():
+    p = ServingPanel()
+    p.ctrl["blocks"].value = 4000  # the cache never fills at this load: nothing changes, and the panel says why
+    assert "no effect: the cache was never full" in p.full_text(p.result)
+    p.ctrl["load"].value = 8.0
+    assert "OVERLOADED" in p.full_text(p.result)
