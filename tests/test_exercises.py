@@ -69,7 +69,7 @@ def test_the_checked_exercises_ship_unanswered():
     from pathlib import Path
 
     for name in ("00_tour", "01_shape_envelopes", "02_fusion_and_memory", "03_batching_and_queues",
-                 "04_fairness_and_placement", "05_memory_residency", "07_drills"):
+                 "04_fairness_and_placement", "05_memory_residency", "07_drills", "08_llm_serving"):
         nb = json.loads((Path(__file__).parents[1] / "notebooks" / f"{name}.ipynb").read_text(encoding="utf-8"))
         cells = ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"]
         exercises = [c for c in cells if re.search(r"\b(checks|exercises)\.\w+\(", c)]  # a cell calling a checker

@@ -157,18 +157,32 @@ def test_a_smaller_kv_cache_preempts_more_and_stretches_the_tail():
     assert p99[-1] > 3 * p99[0] and p99[-2] > 1.2 * p99[0]
 
 
-def test_priority_policy_helps_the_priority_tenant_only_where_the_budget_binds():
+def test_priority_helps_the_priority_tenant_more_the_more_the_budget_binds():
+    """Priority only reorders waiting prompts, so its gain grows with contention: over five seeds it never
+    hurts the interactive tenant at load 1, cuts its TTFT p99 at every seed at 3x the load, by more on
+    average; the long-prompt tenant pays at 3x (its mean TTFT rises at every seed; at load 1 it moves
+    less than 1 %)."""
+    ratios = {}
+    for mult in (1.0, 3.0):
+        ten = [chat(40.0 * mult, name="interactive", priority=0),
+               chat(20.0 * mult, prompt=1200, pmax=3000, name="docs", priority=1)]
+        ratios[mult] = []
+        for seed in range(1, 6):
+            fc, pr = (summarize_tokens(simulate_tokens(run(ten, n=600, seed=seed, max_num_batched_tokens=512,
+                                                           chunked_prefill=True, policy=p)))["tenants"]
+                      for p in ("fcfs", "priority"))
+            ratios[mult].append(pr["interactive"]["ttft_s"]["p99"] / fc["interactive"]["ttft_s"]["p99"])
+            docs = pr["docs"]["ttft_s"]["mean"] / fc["docs"]["ttft_s"]["mean"]
+            assert docs > 1.0 if mult > 1 else abs(docs - 1) < 0.01
+    assert max(ratios[1.0]) <= 1.0 and max(ratios[3.0]) < 0.95
+    assert np.mean(ratios[3.0]) < np.mean(ratios[1.0]) - 0.1
+
+
+def test_priority_changes_nothing_where_the_budget_never_binds():
     ten = [chat(40.0, name="interactive", priority=0), chat(20.0, prompt=1200, pmax=3000, name="docs", priority=1)]
-
-    def tenants(**kw):
-        return summarize_tokens(simulate_tokens(run(ten, n=600, **kw)))["tenants"]
-
-    fc = tenants(max_num_batched_tokens=512, chunked_prefill=True)
-    pr = tenants(max_num_batched_tokens=512, chunked_prefill=True, policy="priority")
-    assert pr["interactive"]["ttft_s"]["p99"] < 0.8 * fc["interactive"]["ttft_s"]["p99"]
-    assert pr["docs"]["ttft_s"]["mean"] > fc["docs"]["ttft_s"]["mean"]
-    # a budget that every waiting prompt fits: admission order never matters, the runs are the same
-    assert tenants(max_num_batched_tokens=8192) == tenants(max_num_batched_tokens=8192, policy="priority")
+    fc, pr = (summarize_tokens(simulate_tokens(run(ten, n=600, max_num_batched_tokens=8192, policy=p)))
+              for p in ("fcfs", "priority"))
+    assert fc == pr  # every waiting prompt fits the next iteration: the order never matters, bit for bit
 
 
 @pytest.mark.parametrize("make, key", [

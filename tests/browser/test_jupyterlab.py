@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 NOTEBOOKS = ["00_tour", "01_shape_envelopes", "02_fusion_and_memory", "03_batching_and_queues",
-             "04_fairness_and_placement", "05_memory_residency", "06_closed_loop", "07_drills"]
+             "04_fairness_and_placement", "05_memory_residency", "06_closed_loop", "07_drills", "08_llm_serving"]
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "browser"
 TIMINGS: list[float] = []
 

@@ -1,0 +1,81 @@
+"""Exercise checkers of chapter 08 (token-level serving).
+
+Each returns "right", "not yet: <hint>" or "not answered yet" (see :mod:`workbench.ui.exercises`).
+Arithmetic exercises compare with the serving model's own numbers; the panel exercise runs
+the panel's model headless (checking never moves a slider). ``tests/test_checks_08.py`` is the
+instructor's key.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from workbench.analysis.serving_study import decode_ridge_batch, swap_vs_recompute
+from workbench.errors import ConfigError
+from workbench.serving.cost import IterationCost
+from workbench.serving.engine import check_run
+from workbench.ui.exercises import _run, _verdict
+
+MMA_ROWS_SLACK = 16  # the matrix unit pads rows to 16: an answer within one row group is right
+
+
+def _cost(scenario) -> IterationCost:
+    return IterationCost.of(scenario.run.model, scenario.run.hardware)
+
+
+def decode_ridge(scenario, batch: Any) -> str:
+    """08, exercise 1: the decode batch (sequences) from which an iteration's linear phase is compute-bound."""
+    def test() -> bool:
+        return abs(float(batch) - decode_ridge_batch(_cost(scenario))) <= MMA_ROWS_SLACK
+
+    return _verdict((batch,), "a number of sequences", test,
+                    "each weight byte does 1 FLOP per token in bf16 (2 FLOPs per 2-byte weight): the iteration "
+                    "turns compute-bound when its tokens reach peak FLOP/s over HBM bytes/s")
+
+
+def swap_or_recompute(scenario, swap_ms: Any, recompute_ms: Any, tokens: int = 1500) -> str:
+    """08, exercise 2: a preempted 1,500-token sequence: swap out and back in (ms) and recompute alone (ms)."""
+    def test() -> bool:
+        ref = swap_vs_recompute(_cost(scenario), tokens, scenario.run.kv.swap_bandwidth_bytes_per_s)
+        return (abs(float(swap_ms) - ref["swap_s"] * 1e3) <= 0.05 * ref["swap_s"] * 1e3
+                and abs(float(recompute_ms) - ref["recompute_s"] * 1e3) <= 0.05 * ref["recompute_s"] * 1e3)
+
+    return _verdict((swap_ms, recompute_ms), "two numbers of milliseconds", test,
+                    "swap moves the sequence's K and V (32 KiB per token here) twice over the host link; "
+                    "recompute is the prefill of all its tokens, alone in an iteration")
+
+
+def smallest_cache_accepted(scenario, blocks: Any) -> str:
+    """08, exercise 3: the smallest number of KV blocks the library accepts for the scenario's tenants."""
+    def test() -> bool:
+        n = int(blocks)
+        if n != blocks or n < 1:
+            raise ValueError("a whole number of blocks")
+
+        def ok(k: int) -> bool:
+            try:
+                check_run(dataclasses.replace(scenario.run, kv=dataclasses.replace(scenario.run.kv, blocks=k)))
+            except ConfigError:
+                return False
+            return True
+
+        return ok(n) and not ok(n - 1)
+
+    return _verdict((blocks,), "a whole number of blocks", test,
+                    "the longest sequence is the longest prompt plus the longest output; count its 16-token "
+                    "blocks, then remember the watermark keeps 1 % of all blocks free")
+
+
+def budget_for_both(panel, chunked: Any, budget: Any) -> str:
+    """08, exercise 4: a prefill mode and token budget with ITL p99 <= 0.7 ms and TTFT p99 <= 8.5 ms at load 1."""
+    def test() -> bool:
+        if chunked not in (True, False):
+            raise ValueError("chunked must be True or False")
+        s = _run(panel, chunked=chunked, budget=int(budget), load=1.0, blocks=8192, policy="fcfs",
+                 preemption="recompute")
+        return s["itl_s"]["p99"] <= 0.7e-3 and s["ttft_s"]["p99"] <= 8.5e-3
+
+    return _verdict((chunked, budget), "True or False and a token budget", test,
+                    "whole prompts stall decodes; a small chunk makes prompts wait several iterations; "
+                    "a middling chunk puts a long iteration in many more gaps")
