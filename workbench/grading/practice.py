@@ -71,6 +71,10 @@ def prepare(drill: Drill, figure_dir: Path | None = None) -> Evidence:
     """Run the drill's scenarios on one seed: the evidence table, a CDF figure, the rendered reference."""
     roots = {"base", "reg"} | needs(drill.strong_answer)
     scenarios = drill_scenarios(drill, fixed="fix" in roots)
+    if not hasattr(scenarios[0], "streams"):  # a token-level serving drill
+        from workbench.grading.token_evidence import prepare_tokens
+
+        return Evidence(*prepare_tokens(drill, scenarios, figure_dir))
     runs = {"baseline": run_scenario(scenarios[0]), "regressed": run_scenario(scenarios[1])}
     lines = [f"{'run / slice':<34}{'mean ms':>9}{'p50 ms':>9}{'p95 ms':>9}{'p99 ms':>9}"]
     summaries = {}

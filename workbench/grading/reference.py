@@ -11,7 +11,8 @@ Roots: ``base`` (healthy run), ``reg`` (regressed run), ``fix`` (the drill's opt
 ``fixed`` overrides: the proposed fix at the same seed), ``ratio`` (reg / base) and
 ``delta`` (reg - base). Below a root, keys follow ``workbench run --json``; three views
 rescale a subtree: ``ms`` (``latency_s`` in ms), ``wait_ms`` (``wait_s`` in ms) and
-``pct`` (the fractions below it in %), ``mib`` (bytes below it in MiB); a ratio has no unit, so
+``pct`` (the fractions below it in %), ``mib`` (bytes below it in MiB); for token-level drills
+``ttft_ms``, ``tpot_ms``, ``itl_ms`` and ``e2e_ms`` view the serving summary's times in ms; a ratio has no unit, so
 under ``ratio`` the views change nothing. Derived keys: ``busy_max``, ``busy_min`` and
 ``busy_mean`` (core utilisation, a fraction), ``loads``, ``evictions`` (residency).
 """
@@ -23,7 +24,8 @@ import string
 from workbench.errors import ConfigError
 
 ROOTS = ("base", "reg", "fix", "ratio", "delta")
-VIEWS = {"ms": ("latency_s", 1e3), "wait_ms": ("wait_s", 1e3)}
+VIEWS = {"ms": ("latency_s", 1e3), "wait_ms": ("wait_s", 1e3),  # token-level drills: the serving summary's times
+         "ttft_ms": ("ttft_s", 1e3), "tpot_ms": ("tpot_s", 1e3), "itl_ms": ("itl_s", 1e3), "e2e_ms": ("e2e_s", 1e3)}
 SCALES = {"pct": 100.0, "mib": 2.0 ** -20}
 
 

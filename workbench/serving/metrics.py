@@ -20,10 +20,12 @@ QUANTILES = (50, 95, 99)
 
 
 def _pcts(x: np.ndarray) -> dict[str, float]:
+    """Mean, p50, p95, p99 and p999 (the 99.9th percentile), as in the request-level summary."""
+    keys = [f"p{q}" for q in QUANTILES] + ["p999"]
     if not len(x):
-        return {f"p{q}": float("nan") for q in QUANTILES} | {"mean": float("nan")}
-    return {f"p{q}": float(v) for q, v in zip(QUANTILES, np.percentile(x, QUANTILES), strict=True)} | {
-        "mean": float(x.mean())}
+        return dict.fromkeys(keys, float("nan")) | {"mean": float("nan")}
+    vals = np.percentile(x, (*QUANTILES, 99.9))
+    return {k: float(v) for k, v in zip(keys, vals, strict=True)} | {"mean": float(x.mean())}
 
 
 def ttft_s(tr: ServingTrace) -> np.ndarray:

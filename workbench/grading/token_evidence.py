@@ -1,0 +1,72 @@
+"""The evidence of a token-level serving drill: TTFT, TPOT and inter-token latency per run and tenant.
+
+Like :func:`workbench.grading.practice.prepare` for request-level drills: the drill's runs on one
+seed (baseline, regressed, and the fix when the reference reads it), a table the candidate
+reads, a CDF figure of time to first token, and the summaries the reference answer is
+rendered from (keys of ``workbench run --json`` on a token scenario).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from workbench.grading.reference import render
+from workbench.safe_io import write_file
+from workbench.serving.engine import ServingTrace, simulate_tokens
+from workbench.serving.metrics import itl_s, summarize_tokens, ttft_s
+
+
+def _row(label: str, ttft: np.ndarray, itl: np.ndarray) -> str:
+    t = np.percentile(ttft, [50, 99]) * 1e3 if len(ttft) else (np.nan, np.nan)
+    g = np.percentile(itl, [99, 99.9]) * 1e3 if len(itl) else (np.nan, np.nan)
+    return f"{label:<22}{t[0]:>10.2f}{t[1]:>10.2f}{g[0]:>10.3f}{g[1]:>11.3f}"
+
+
+def _table(runs: dict[str, ServingTrace], summaries: dict[str, dict]) -> str:
+    lines = [f"{'run / tenant':<22}{'TTFT p50':>10}{'TTFT p99':>10}{'ITL p99':>10}{'ITL p99.9':>11}   (ms)"]
+    for (name, tr), s in zip(runs.items(), summaries.values(), strict=True):
+        lines.append(_row(name, ttft_s(tr), itl_s(tr)))
+        if len(tr.run.tenants) > 1:
+            for k, t in enumerate(tr.run.tenants):
+                mine = tr.requests.tenant == k
+                lines.append(_row(f"  tenant {t.name}", ttft_s(tr)[mine], itl_s(tr, mine)))
+        kv = s["kv_utilisation"]
+        lines.append(f"  {s['tokens_per_s']:,.0f} tokens/s; TPOT p99 {s['tpot_s']['p99'] * 1e3:.3f} ms; "
+                     f"end-to-end p99 {s['e2e_s']['p99'] * 1e3:.0f} ms; KV max {kv['max']:.0%}, "
+                     f"preemptions {s['preemptions']}; goodput {s['goodput']['share']:.0%}")
+        if s["load"]["overloaded"]:
+            lines.append("  " + s["load"]["note"])
+    return "\n".join(lines)
+
+
+def _figure(runs: dict[str, ServingTrace], path: Path) -> Path:
+    from matplotlib.figure import Figure
+
+    from workbench.ui.palette import BASELINE, CURRENT
+
+    fig = Figure(figsize=(6.5, 3.2))
+    ax = fig.subplots()
+    for (name, tr), color in zip(runs.items(), (BASELINE, CURRENT), strict=True):
+        x = np.sort(ttft_s(tr)) * 1e3
+        ax.plot(x, np.arange(1, len(x) + 1) / len(x), color=color, label=name)
+        ax.axvline(np.percentile(x, 99), color=color, lw=0.8, ls="--")
+    ax.set_xscale("log")
+    ax.set_xlabel("time to first token (ms), dashed: p99")
+    ax.set_ylabel("CDF")
+    ax.legend()
+    write_file(path, lambda tmp: fig.savefig(tmp, format="png", dpi=100, bbox_inches="tight"))
+    return path
+
+
+def prepare_tokens(drill, scenarios, figure_dir: Path | None) -> tuple[str, Path | None, str, dict]:
+    """(table, figure path, rendered reference, summaries) of a token-level drill."""
+    traces = [simulate_tokens(sc.run) for sc in scenarios]
+    summaries = {root: summarize_tokens(tr, sc.ttft_slo_s, sc.tpot_slo_s)
+                 for root, tr, sc in zip(("base", "reg", "fix"), traces, scenarios, strict=False)}
+    runs = {"baseline": traces[0], "regressed": traces[1]}
+    table = _table(runs, {k: summaries[k] for k in ("base", "reg")})
+    path = _figure(runs, Path(figure_dir) / f"{drill.id}.png") if figure_dir is not None else None
+    reference = render(drill.strong_answer, summaries, f"{drill.path} [reference] strong")
+    return table, path, reference, summaries
