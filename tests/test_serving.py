@@ -22,7 +22,8 @@ import pytest
 
 from workbench.errors import ConfigError
 from workbench.hardware import Hardware
-from workbench.serving.config import Decoder, KVConfig, LengthLaw, SchedulerConfig, Tenant
+from workbench.serving.buckets import BucketState
+from workbench.serving.config import Decoder, KVConfig, LengthLaw, SchedulerConfig, Tenant, TokenBuckets
 from workbench.serving.cost import IterationCost, causal_keys
 from workbench.serving.engine import ServingRun, simulate_tokens
 from workbench.serving.metrics import itl_s, summarize_tokens, tpot_s, ttft_s
@@ -198,3 +199,40 @@ def test_bad_input_names_the_key_and_value(make, key):
     with pytest.raises(ConfigError) as e:
         make()
     assert e.value.key == key and str(e.value).startswith(key)
+
+
+POW2 = tuple(1 << k for k in range(4, 14))  # 16 ... 8192 tokens
+
+
+def test_buckets_pad_iterations_and_a_finer_grid_wastes_less():
+    ten = [chat(30.0)]
+    exact = simulate_tokens(run(ten, n=300))
+    pow2 = simulate_tokens(run(ten, n=300, buckets=TokenBuckets(POW2)))
+    fine = simulate_tokens(run(ten, n=300, buckets=TokenBuckets(tuple(range(16, 8193, 16)))))
+    assert exact.buckets["exact"] == 1.0 and pow2.buckets["fallback"] == 0 and pow2.buckets["padded"] > 0.5
+    assert 0 < fine.buckets["padding_share"] < pow2.buckets["padding_share"]
+    t = [np.nanmean(tpot_s(x)) for x in (exact, fine, pow2)]
+    assert t[0] <= t[1] <= t[2]  # padded rows cost compute: more padding, slower tokens
+
+
+def test_past_the_largest_bucket_fallback_is_slower_and_recompile_pauses_then_falls_back():
+    ten = [chat(20.0, prompt=1200, pmax=4000)]
+    small = POW2[:7]  # up to 1,024 tokens: long whole prompts miss every bucket
+    fb = simulate_tokens(run(ten, n=300, max_num_batched_tokens=8192, buckets=TokenBuckets(small)))
+    ok = simulate_tokens(run(ten, n=300, max_num_batched_tokens=8192, buckets=TokenBuckets(POW2)))
+    assert fb.buckets["fallback"] > 0 and ok.buckets["fallback"] == 0
+    assert np.mean(ttft_s(fb)) > np.mean(ttft_s(ok))
+    many = simulate_tokens(run(ten, n=300, max_num_batched_tokens=8192,
+                               buckets=TokenBuckets(small, out_of_envelope="recompile", recompile_pause_s=0.1)))
+    assert 1 <= many.buckets["recompiled"] <= 3 and many.buckets["fallback"] == 0  # 2,048 / 4,096 / 8,192 cover it
+    assert many.it_pause_s.sum() == pytest.approx(0.1 * many.buckets["recompiled"])
+
+
+def test_bucket_state_by_hand():
+    b = BucketState(TokenBuckets((16, 64, 1024), out_of_envelope="recompile", recompile_limit=1,
+                                 recompile_pause_s=0.25, generic_slowdown=1.5))
+    assert b.place(16) == (16, 1.0, 0.0) and b.place(17) == (64, 1.0, 0.0)  # exact, then padded to 64
+    assert b.place(1100) == (2048, 1.0, 0.25)  # past 1,024: a recompile at the next power of two, with its pause
+    assert b.place(1500) == (2048, 1.0, 0.0)  # the new bucket now serves it
+    assert b.place(3000) == (3000, 1.5, 0.0)  # past the limit: the generic kernels, 1.5x slower
+    assert b.counts == [1, 2, 1, 1] and b.padded_tokens == 47 + 948 + 548

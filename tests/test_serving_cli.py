@@ -72,6 +72,8 @@ def test_text_summary_and_chrome_trace(tmp_path):
     ("output = { median = 50,", "output = { median = -2,", "serving.tenants[0].output.median = -2"),
     ('mode = "token"', 'mode = "tokens"', "serving.mode = 'tokens'"),
     ("[serving.kv]", "[serving.kv]\nblok_size = 3", "serving.kv.blok_size = 3"),
+    ("[serving.kv]", "[serving.buckets]\nsizes = [64, 32]\n[serving.kv]", "serving.buckets.sizes = [64, 32]"),
+    ("[serving.kv]", '[serving.buckets]\nout_of_envelope = "pad"\n[serving.kv]', "serving.buckets.out_of_envelope"),
 ])
 def test_bad_values_are_one_clear_line_and_status_2(tmp_path, old, new, key):
     f = tmp_path / "bad.toml"
@@ -81,6 +83,15 @@ def test_bad_values_are_one_clear_line_and_status_2(tmp_path, old, new, key):
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and str(f) in err and key in err, err
     assert "Traceback" not in err
+
+
+def test_buckets_section_reaches_the_summary(tmp_path):
+    f = tmp_path / "b.toml"
+    f.write_text(BASE.replace("[serving.kv]", "[serving.buckets]\nsizes = [16, 64, 256]\n[serving.kv]"))
+    code, out, err = run_cli(["run", str(f), "--json"])
+    assert code == 0, err
+    b = json.loads(out)["buckets"]
+    assert b["sizes"] == 3 and b["fallback"] > 0 and b["padding_share"] > 0  # prompts past 256 fall back
 
 
 def test_load_scenario_gives_a_serving_scenario(tmp_path):

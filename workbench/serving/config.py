@@ -15,6 +15,7 @@ from workbench.errors import check, check_one_of
 from workbench.limits import check_int_range, check_range
 
 POLICIES = ("fcfs", "priority")
+OUT_OF_ENVELOPE = ("fallback", "recompile")
 BATCHING = ("continuous", "request")
 PREEMPTION = ("recompute", "swap")
 
@@ -79,6 +80,33 @@ class KVConfig:
     def blocks_for(self, tokens: int) -> int:
         """Blocks a sequence of ``tokens`` tokens occupies."""
         return -(-tokens // self.block_size)
+
+
+@dataclass(frozen=True)
+class TokenBuckets:
+    """Iteration sizes the compiler specialised for (as vLLM captures CUDA graphs for chosen batch sizes).
+
+    An iteration of ``T`` tokens runs the plan of the smallest bucket ``>= T``, paying its padded
+    rows in compute. Past the largest bucket it meets ``out_of_envelope``: ``fallback`` runs the
+    generic, unspecialised kernels (``generic_slowdown`` times the time), ``recompile`` pauses
+    ``recompile_pause_s`` the first time a size is seen and adds a bucket at the next power of
+    two, up to ``recompile_limit`` recompiles, then falls back. No buckets: every size is exact.
+    """
+
+    sizes: tuple[int, ...] = ()
+    out_of_envelope: str = "fallback"
+    generic_slowdown: float = 1.5
+    recompile_pause_s: float = 0.25  # s
+    recompile_limit: int = 8
+
+    def __post_init__(self) -> None:
+        check(all(isinstance(b, int) and not isinstance(b, bool) and 1 <= b <= 1 << 22 for b in self.sizes)
+              and list(self.sizes) == sorted(set(self.sizes)), "serving.buckets.sizes", list(self.sizes),
+              "must be increasing whole numbers of tokens in [1, 4,194,304]")
+        check_one_of("serving.buckets.out_of_envelope", self.out_of_envelope, OUT_OF_ENVELOPE)
+        check_range("serving.buckets.generic_slowdown", self.generic_slowdown, 1.0, 1000.0)
+        check_range("serving.buckets.recompile_pause_s", self.recompile_pause_s, 0.0, 1e4, "s")
+        check_int_range("serving.buckets.recompile_limit", self.recompile_limit, 0, 1024)
 
 
 @dataclass(frozen=True)

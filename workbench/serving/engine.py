@@ -16,7 +16,8 @@ import numpy as np
 
 from workbench.errors import ConfigError
 from workbench.hardware import Hardware
-from workbench.serving.config import Decoder, KVConfig, SchedulerConfig, Tenant
+from workbench.serving.buckets import BucketState
+from workbench.serving.config import Decoder, KVConfig, SchedulerConfig, Tenant, TokenBuckets
 from workbench.serving.cost import IterationCost, causal_keys
 from workbench.serving.scheduler import scheduler_for
 from workbench.serving.state import ServingState
@@ -34,6 +35,7 @@ class ServingRun:
     kv: KVConfig = KVConfig()
     model: Decoder = Decoder()
     hardware: Hardware = Hardware()
+    buckets: TokenBuckets = TokenBuckets()
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,8 @@ class ServingTrace:
     it_preemptions: np.ndarray  # sequences preempted while building it
     it_swap_s: np.ndarray  # host-link time for swaps in it
     admit_s: np.ndarray  # per request: when it was first admitted to the chip
+    it_pause_s: np.ndarray  # per iteration: recompile pause before it ran
+    buckets: dict  # iterations by plan outcome (exact, padded, fallback), padding share, recompiles
 
 
 def check_run(run: ServingRun) -> None:
@@ -92,6 +96,8 @@ def simulate_tokens(run: ServingRun) -> ServingTrace:
     arrival = state.arrival
     rows: list[tuple] = []
     price, record, decoded, prefilled = cost.pricer(), rows.append, state.decoded, state.prefilled
+    plan = BucketState(run.buckets)
+    place = plan.place
     cached_of = state.cached.__getitem__
     t, nxt, n = 0.0, 0, state.n
     while state.done < n:
@@ -118,15 +124,17 @@ def simulate_tokens(run: ServingRun) -> ServingTrace:
             ctx += start
         swap_s = state.swap_bytes / swap_bw
         running = len(state.running)
-        t_end = t + price(tokens + prefill, keys, float(ctx)) + swap_s
+        rows_priced, factor, pause = place(tokens + prefill)
+        t_end = t + pause + price(rows_priced, keys, float(ctx)) * factor + swap_s
         for i, k in prefills:
             prefilled(i, k, t_end)
         decoded(decodes, t_end)
         used = state.pool.used
         assert 0 <= used <= state.pool.total
-        record((t, t_end, prefill, tokens, tokens + len(prefills), running, used, len(state.preempted_now), swap_s))
+        record((t, t_end, prefill, tokens, tokens + len(prefills), running, used, len(state.preempted_now), swap_s,
+                pause))
         t = t_end
-    it = np.array(rows, dtype=float).reshape(-1, 9)
+    it = np.array(rows, dtype=float).reshape(-1, 10)
     return ServingTrace(
         run=run, requests=req, first_token_s=np.array(state.first_s), finish_s=np.array(state.finish_s),
         preemptions=np.array(state.preemptions, dtype=np.int32), token_offset=np.array(state.offset, dtype=np.int64),
@@ -134,4 +142,5 @@ def simulate_tokens(run: ServingRun) -> ServingTrace:
         it_start_s=it[:, 0], it_end_s=it[:, 1], it_prefill_tokens=it[:, 2].astype(np.int64),
         it_decodes=it[:, 3].astype(np.int64), it_seqs=it[:, 4].astype(np.int64),
         it_running=it[:, 5].astype(np.int64), it_blocks_used=it[:, 6].astype(np.int64),
-        it_preemptions=it[:, 7].astype(np.int64), it_swap_s=it[:, 8], admit_s=np.array(state.admit_s))
+        it_preemptions=it[:, 7].astype(np.int64), it_swap_s=it[:, 8], admit_s=np.array(state.admit_s),
+        it_pause_s=it[:, 9], buckets=plan.summary(len(rows), int(it[:, 2].sum() + it[:, 3].sum())))

@@ -116,5 +116,6 @@ def summarize_tokens(tr: ServingTrace, ttft_slo_s: float = 1.0, tpot_slo_s: floa
         "preemptions": int(tr.preemptions.sum()), "swap_s": float(tr.it_swap_s.sum()),
         "goodput": {"ttft_slo_s": ttft_slo_s, "tpot_slo_s": tpot_slo_s,
                     "share": goodput(tr, ttft_slo_s, tpot_slo_s)},
-        "tenants": per, "load": load_note(tr),
+        "tenants": per, "load": load_note(tr), "buckets": tr.buckets,
+        "recompile_pause_s": float(tr.it_pause_s.sum()),
     }

@@ -35,6 +35,9 @@ def format_token_summary(s: dict, name: str = "", description: str = "") -> str:
     lines += [
         f"KV cache: mean {s['kv_utilisation']['mean']:.0%} of blocks held, max {s['kv_utilisation']['max']:.0%}; "
         f"preemptions {s['preemptions']}" + (f", swap time {s['swap_s'] * 1e3:.1f} ms" if s["swap_s"] else ""),
+        f"iterations by plan: {s['buckets']['exact']:.0%} exact, {s['buckets']['padded']:.0%} padded "
+        f"({s['buckets']['padding_share']:.1%} of rows are padding), {s['buckets']['fallback']:.1%} generic fallback, "
+        f"{s['buckets']['recompiled']} recompiles",
         f"goodput: {g['share']:.1%} of requests meet TTFT <= {g['ttft_slo_s'] * 1e3:g} ms and "
         f"TPOT <= {g['tpot_slo_s'] * 1e3:g} ms",
     ]

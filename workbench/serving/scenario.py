@@ -24,6 +24,9 @@ A scenario whose ``[serving]`` table says ``mode = "token"`` is a token-level se
     d_model = 2048
     heads = 16
     d_ff = 8192
+    [serving.buckets]             # optional: iteration sizes the compiler specialised for
+    sizes = [16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192]
+    out_of_envelope = "fallback"  # or "recompile"
     [serving.slo]
     ttft_s = 1.0
     tpot_s = 0.05
@@ -45,7 +48,7 @@ from typing import Any
 
 from workbench.errors import ConfigError, check_one_of
 from workbench.limits import MAX_STREAMS, check_count
-from workbench.serving.config import Decoder, KVConfig, LengthLaw, SchedulerConfig, Tenant
+from workbench.serving.config import Decoder, KVConfig, LengthLaw, SchedulerConfig, Tenant, TokenBuckets
 from workbench.serving.engine import ServingRun, check_run
 
 MODES = ("request", "token")
@@ -101,6 +104,12 @@ def parse_serving(data: dict[str, Any], source: str, hardware_of, table_of) -> S
         mt, dm = s.table("model"), Decoder()
         model = Decoder(**{k: mt.get(k, "int", getattr(dm, k)) for k in ("layers", "d_model", "heads", "d_ff")})
         mt.done()
+        bt, db = s.table("buckets"), TokenBuckets()
+        sizes = tuple(bt.numbers("sizes", "int")) if "sizes" in bt.data else ()
+        buckets = TokenBuckets(sizes=sizes, **{k: bt.get(k, kind, getattr(db, k)) for k, kind in (
+            ("out_of_envelope", "str"), ("generic_slowdown", "float"), ("recompile_pause_s", "float"),
+            ("recompile_limit", "int"))})
+        bt.done()
         slo = s.table("slo")
         ttft, tpot = slo.get("ttft_s", "float", 1.0), slo.get("tpot_s", "float", 0.05)
         slo.done()
@@ -118,7 +127,7 @@ def parse_serving(data: dict[str, Any], source: str, hardware_of, table_of) -> S
             tenants.append(tenant)
         s.done()
         run = ServingRun(tenants=tuple(tenants), requests=top.get("requests", "int", 2000),
-                         seed=top.get("seed", "int", 0), scheduler=scheduler, kv=kv, model=model,
+                         seed=top.get("seed", "int", 0), scheduler=scheduler, kv=kv, model=model, buckets=buckets,
                          hardware=hardware_of(top.table("hardware")))
         sc = ServingScenario(run, ttft, tpot, top.get("name", "str", Path(source).stem),
                              top.get("description", "str", ""))
