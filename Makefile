@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: lab test fuzz bench notebooks clean
+.PHONY: lab test fuzz bench notebooks book clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +30,9 @@ fuzz: $(STAMP)  ## the long fuzz: FUZZ_EXAMPLES (5000) mutated scenarios through
 
 notebooks: $(STAMP)  ## re-execute the notebooks and keep only the outputs nbval checks
 	$(BIN)/python tests/notebook_tools.py refresh
+
+book: $(STAMP)  ## execute the series and write a static HTML book (build/book/index.html); checks every figure
+	$(BIN)/python tests/build_book.py
 
 bench: $(STAMP)  ## speed benchmarks (printed figures, not pass/fail)
 	$(BIN)/python tests/benchmarks/bench_simpy.py
