@@ -18,10 +18,11 @@ lab: $(STAMP)  ## set up, then open JupyterLab on the notebook series
 
 NBVAL := --nbval-lax --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 
-test: $(STAMP)  ## set up, then run every test: lint, unit, theory, properties, CLI, drills, notebooks (nbval)
+test: $(STAMP)  ## set up, then run every test: lint, unit, theory, properties, CLI, drills, notebooks (nbval), the book
 	$(BIN)/ruff check workbench tests
 	$(BIN)/python tests/notebook_tools.py check
 	$(BIN)/python -m pytest -rs tests notebooks $(NBVAL)
+	$(BIN)/python tests/build_book.py  # the static book: every chapter executed, every figure present
 
 FUZZ_EXAMPLES ?= 5000
 
