@@ -40,11 +40,16 @@ def assert_same_run(sc: Scenario, model=None) -> None:
     assert ce.chosen_loop() == "compiled"
     ref, fast = Engine(sc, model, loop="python").run(), ce.run()
     n = 0
-    for name, value in vars(ref).items():
+    derived = ("dispatch_s", "start_s", "end_s", "core", "rejected_s", "imbalance_s")  # gathered on demand
+    for name in [*vars(ref), *derived]:
+        value = getattr(ref, name)
         if isinstance(value, np.ndarray):
             other = getattr(fast, name)
+            assert isinstance(other, np.ndarray), name
             assert value.dtype == other.dtype and np.array_equal(value, other, equal_nan=True), name
             n += 1
+        elif value is None:
+            assert getattr(fast, name) is None, name
     assert n >= 25
     assert ref.residency == fast.residency
     for k, v in ref.labels.items():

@@ -96,77 +96,82 @@ class Engine:
         """
         req, f8 = self.requests, np.float64
         n, nb = len(req), v.nbatch
-        b_start = np.array(np.frombuffer(v.b_start, dtype=f8)[:nb])
-        b_end = np.array(np.frombuffer(v.b_end, dtype=f8)[:nb])
-        b_disp = np.array(np.frombuffer(v.b_disp, dtype=f8)[:nb]) if v.b_disp is not None else b_start
+        b_start = _own(np.frombuffer(v.b_start, dtype=f8)[:nb])
+        b_end = _own(np.frombuffer(v.b_end, dtype=f8)[:nb])
+        b_disp = _own(np.frombuffer(v.b_disp, dtype=f8)[:nb]) if v.b_disp is not None else b_start
+        v.b_start = v.b_end = v.b_disp = None  # the loop's buffers are let go as soon as they are converted
         b_core = np.asarray(v.b_core).astype(np.int16)
         b_class = np.asarray(v.b_class, dtype=np.int64)
         b_size = np.asarray(v.b_size).astype(np.int32)
         b_key = np.asarray(v.b_key, dtype=np.int64)
+        v.b_core = v.b_class = v.b_size = v.b_key = None
         scale, mean, mshare, fb, inverse = self._batch_costs(b_class, b_size, b_key)
-        extra, reload = np.zeros(nb), np.zeros(nb)
+        batch_bucket = np.array(self.class_bucket, dtype=np.int32).take(b_class)
+        batch_model = np.array(self.class_model, dtype=np.int32).take(b_class)
+        del b_class
+        extra, reload = np.zeros(nb), np.zeros(nb)  # calloc'd: pages never written cost no memory
         for d, a in ((v.b_extra, extra), (v.b_reload, reload)):
             if isinstance(d, np.ndarray):
                 a[:] = d[:nb]
             elif d:
                 a[np.fromiter(d.keys(), np.int64)] = np.fromiter(d.values(), f8)
+        v.b_extra = v.b_reload = None
         # the batch costs the loop used, rebuilt as columns: factor x mean (class, size) + extras
         chunks = v.factor_chunks
         x = (chunks[0] if len(chunks) == 1 else np.concatenate(chunks))[:nb] if chunks else np.zeros(0)
-        iso = (mean * scale)[inverse]
+        v.factor_chunks = []
+        del chunks
+        iso = (mean * scale).take(inverse)
         iso *= x
         work = iso + extra
         work += reload
-        b_mem = iso * mshare[inverse]
+        b_mem = mshare.take(inverse)  # iso x share, written in place (the product commutes bit for bit)
+        b_mem *= iso
         b_mem += reload
+        del iso
         positive = work > 0
         np.divide(b_mem, work, out=b_mem, where=positive)
         b_mem[~positive] = 0.0
         del positive
-        b_fb = (fb * scale)[inverse]
+        b_fb = (fb * scale).take(inverse)
+        del inverse
         b_fb *= x
+        del x
         b_fb += extra
-        del iso, inverse, x
+        del extra
         batch = _own(np.asarray(v.req_batch, dtype=np.int32))
+        v.req_batch = None  # the loop's buffers are let go as soon as they are converted: a lower peak
         done = batch >= 0
-        every = bool(done.all())
-        idx = batch if every else np.where(done, batch, 0)
-        missed = None if every else ~done
-
-        def per_req(a: np.ndarray, fill: float = np.nan) -> np.ndarray:
-            if not len(a):
-                return np.full(n, fill, dtype=a.dtype)
-            out = a.take(idx)
-            if missed is not None:
-                out[missed] = fill
-            return out
-
-        rejected_s = np.full(n, np.nan)
+        rejected_s = None
         if isinstance(v.rejected_at, np.ndarray):
             rejected_s = _own(v.rejected_at)
+            if not np.isfinite(rejected_s).any():
+                rejected_s = None
         elif v.rejected_at:
+            rejected_s = np.full(n, np.nan)
             rejected_s[np.fromiter(v.rejected_at.keys(), np.int64)] = np.fromiter(v.rejected_at.values(), f8)
-        arrival = req.arrival_s
-        start = per_req(b_start)
-        dispatch = start if b_disp is b_start else per_req(b_disp)  # one column when batches never wait sealed
-        imbalance = np.zeros(n)
+        v.rejected_at = None
+        imbalance = None
         if v.block_curves is not None:
+            imbalance = np.zeros(n)
+            idx = np.where(done, batch, 0)
+            dispatch = b_disp.take(idx) if len(b_disp) else np.zeros(n)
+            arrival = req.arrival_s
             req_class = np.where(self.qid >= 0, np.array(self.q_class + [-1])[self.qid], -1)
             for c, (t_c, cum_c) in enumerate(v.block_curves):
                 mine = done & (req_class == c)
                 imbalance[mine] = np.interp(dispatch[mine], t_c, cum_c) - np.interp(arrival[mine], t_c, cum_c)
             np.maximum(imbalance, 0.0, out=imbalance)
-        core = per_req(b_core, -1) if len(b_core) else np.full(n, -1, dtype=np.int16)
+            del dispatch, idx
+        del done
         res = v.residency
         return Trace(
             scenario=self.scenario, bucket_names=self.classification.bucket_names,
-            arrival_s=arrival, stream=req.stream, shapes=req.shapes,
+            arrival_s=req.arrival_s, stream=req.stream, shapes=req.shapes,
             bucket=self.classification.bucket.astype(np.int32, copy=False),
-            outcome=np.asarray(v.outcome, dtype=np.int8), rejected_s=rejected_s,
-            batch=batch, dispatch_s=dispatch, start_s=start, end_s=per_req(b_end),
-            core=core, imbalance_s=imbalance,
-            batch_core=b_core, batch_bucket=np.array(self.class_bucket, dtype=np.int32).take(b_class),
-            batch_model=np.array(self.class_model, dtype=np.int32).take(b_class),
+            outcome=np.asarray(v.outcome, dtype=np.int8), rejected_at=rejected_s,
+            batch=batch, imbalance=imbalance,
+            batch_core=b_core, batch_bucket=batch_bucket, batch_model=batch_model,
             batch_size=b_size, batch_shape_key=b_key, batch_dispatch_s=b_disp,
             batch_start_s=b_start, batch_end_s=b_end, batch_work_s=work,
             batch_reload_s=reload, batch_fallback_s=b_fb, batch_memory_share=b_mem,

@@ -33,13 +33,9 @@ class Trace:
     shapes: dict[str, np.ndarray]  # dim -> int64
     bucket: np.ndarray  # int32, -1 = refused by the plan
     outcome: np.ndarray  # int8, index into OUTCOMES
-    rejected_s: np.ndarray  # float64, time of rejection; nan if completed
+    rejected_at: np.ndarray | None  # float64 per request, time of rejection (nan if completed); None: none was
     batch: np.ndarray  # int32, -1 if rejected
-    dispatch_s: np.ndarray  # float64, left the request queue; nan if rejected
-    start_s: np.ndarray  # float64, its batch started on a core
-    end_s: np.ndarray  # float64, its batch completed
-    core: np.ndarray  # int16, -1 if rejected
-    imbalance_s: np.ndarray  # float64, wait while ready work sat behind busy cores and another idled
+    imbalance: np.ndarray | None  # float64 per request, see ``imbalance_s``; None: placement never blocked a core
     # per batch (dispatch order)
     batch_core: np.ndarray  # int16
     batch_bucket: np.ndarray  # int32
@@ -60,6 +56,46 @@ class Trace:
     residency: dict[str, int] = field(default_factory=dict)
     labels: dict[str, np.ndarray] = field(default_factory=dict)  # the service model's extra columns
     service: Any = None  # the run's Classification (cost callable, reasons), for the analysis
+
+    # Per-request times and cores are the batch's, gathered on demand (lean: not stored twice).
+    def _gather(self, column: np.ndarray, fill) -> np.ndarray:
+        b = self.batch
+        if not len(column):
+            return np.full(len(b), fill, dtype=column.dtype)
+        missed = b < 0
+        out = column.take(np.where(missed, 0, b) if missed.any() else b)
+        out[missed] = fill
+        return out
+
+    @property
+    def dispatch_s(self) -> np.ndarray:
+        """Left the request queue (s); nan if rejected (a sealed static batch may wait after it)."""
+        return self._gather(self.batch_dispatch_s, np.nan)
+
+    @property
+    def start_s(self) -> np.ndarray:
+        """Its batch started on a core (s); nan if rejected."""
+        return self._gather(self.batch_start_s, np.nan)
+
+    @property
+    def end_s(self) -> np.ndarray:
+        """Its batch completed (s); nan if rejected."""
+        return self._gather(self.batch_end_s, np.nan)
+
+    @property
+    def core(self) -> np.ndarray:
+        """Its batch's core (int16); -1 if rejected."""
+        return self._gather(self.batch_core, -1)
+
+    @property
+    def rejected_s(self) -> np.ndarray:
+        """Time of rejection (s); nan if completed."""
+        return self.rejected_at if self.rejected_at is not None else np.full(len(self.batch), np.nan)
+
+    @property
+    def imbalance_s(self) -> np.ndarray:
+        """Wait (s) while ready work sat behind busy cores and another idled (placement blocking)."""
+        return self.imbalance if self.imbalance is not None else np.zeros(len(self.batch))
 
     @property
     def completed(self) -> np.ndarray:
