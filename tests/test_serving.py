@@ -236,3 +236,22 @@ def test_bucket_state_by_hand():
     assert b.place(1500) == (2048, 1.0, 0.0)  # the new bucket now serves it
     assert b.place(3000) == (3000, 1.5, 0.0)  # past the limit: the generic kernels, 1.5x slower
     assert b.counts == [1, 2, 1, 1] and b.padded_tokens == 47 + 948 + 548
+
+
+def test_prompt_drift_lengthens_prompts_and_pushes_iterations_past_the_envelope():
+    """The median prompt moves 200 -> 1,500 tokens between 2 s and 4 s: prompts after the drift are longer,
+    their first token later, and with buckets only up to 1,024 tokens the late iterations fall back."""
+    drifting = Tenant("chat", 40.0, LengthLaw(200, 0.3, 3000, drift_to=1500, drift_start_s=2.0, drift_end_s=4.0),
+                      LengthLaw(60, 0.5, 400))
+    tr = simulate_tokens(run([drifting], n=400, max_num_batched_tokens=8192))
+    a = tr.requests.arrival_s
+    early, late = a < 2.0, a > 4.0
+    assert early.sum() > 50 and late.sum() > 50
+    assert np.median(tr.requests.prompt[late]) > 5 * np.median(tr.requests.prompt[early])
+    assert ttft_s(tr)[late].mean() > 2 * ttft_s(tr)[early].mean()
+    fb = simulate_tokens(run([drifting], n=400, max_num_batched_tokens=8192, buckets=TokenBuckets(POW2[:7])))
+    assert fb.buckets["fallback"] > 0 and ttft_s(fb)[late].mean() > ttft_s(tr)[late].mean()
+    ratio = [ttft_s(x)[late].mean() / ttft_s(x)[early].mean() for x in (tr, fb)]
+    assert ratio[1] > ratio[0]  # the fallback falls on the drifted prompts, not the early ones
+    assert LengthLaw(200, drift_to=1500, drift_start_s=2, drift_end_s=4).median_at([0, 3, 9]).tolist() == [200, 850,
+                                                                                                          1500]

@@ -129,17 +129,44 @@ class Decoder:
 
 @dataclass(frozen=True)
 class LengthLaw:
-    """A token length: lognormal with this median and sigma, rounded, clipped to [1, ``max``]."""
+    """A token length: lognormal with this median and sigma, rounded, clipped to [1, ``max``].
+
+    With ``drift_to``, the median moves linearly from ``median`` to ``drift_to`` between
+    ``drift_start_s`` and ``drift_end_s`` of arrival time (a step when they are equal), as a
+    stream's shapes drift in request mode.
+    """
 
     median: float
     sigma: float = 0.0
     max: int = 4096
+    drift_to: float | None = None  # the median after the drift (tokens)
+    drift_start_s: float = 0.0
+    drift_end_s: float = 0.0
 
     def __post_init__(self) -> None:
         check_range("median", self.median, 1.0, 1e6, "tokens")
         check_range("sigma", self.sigma, 0.0, 4.0)
         check_int_range("max", self.max, 1, 1 << 20, "tokens")
         check(self.max >= math.floor(self.median), "max", self.max, f"must be >= the median ({self.median})")
+        if self.drift_to is not None:
+            check_range("drift_to", self.drift_to, 1.0, 1e6, "tokens")
+            check(self.max >= math.floor(self.drift_to), "max", self.max, f"must be >= drift_to ({self.drift_to})")
+            check_range("drift_start_s", self.drift_start_s, 0.0, 1e9, "s")
+            check_range("drift_end_s", self.drift_end_s, 0.0, 1e9, "s")
+            check(self.drift_end_s >= self.drift_start_s, "drift_end_s", self.drift_end_s, "must be >= drift_start_s")
+
+    def median_at(self, t_s):
+        """The median at arrival times ``t_s`` (s): the base, the drifted value, or linearly between."""
+        import numpy as np
+
+        t = np.asarray(t_s, dtype=float)
+        if self.drift_to is None:
+            return np.full(t.shape, self.median)
+        if self.drift_end_s == self.drift_start_s:
+            share = (t >= self.drift_start_s).astype(float)
+        else:
+            share = np.clip((t - self.drift_start_s) / (self.drift_end_s - self.drift_start_s), 0.0, 1.0)
+        return self.median + share * (self.drift_to - self.median)
 
 
 @dataclass(frozen=True)

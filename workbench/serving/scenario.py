@@ -34,7 +34,7 @@ A scenario whose ``[serving]`` table says ``mode = "token"`` is a token-level se
     name = "chat"
     rate = 20.0
     priority = 0
-    prompt = { median = 300, sigma = 0.6, max = 2000 }
+    prompt = { median = 300, sigma = 0.6, max = 2000 }   # drift_to, drift_start_s, drift_end_s: a drifting median
     output = { median = 150, sigma = 0.8, max = 1000 }
 
 Every key is checked; an error names the file, the dotted key and the value.
@@ -78,7 +78,8 @@ def serving_mode(data: dict[str, Any]) -> str:
 def _length(t, name: str) -> LengthLaw:
     law = t.table(name)
     kw = {"median": law.get("median", "float"), "sigma": law.get("sigma", "float", 0.0),
-          "max": law.get("max", "int", 4096)}
+          "max": law.get("max", "int", 4096), "drift_to": law.get("drift_to", "float", None),
+          "drift_start_s": law.get("drift_start_s", "float", 0.0), "drift_end_s": law.get("drift_end_s", "float", 0.0)}
     law.done()
     try:
         return LengthLaw(**kw)

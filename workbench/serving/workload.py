@@ -20,9 +20,10 @@ class TokenRequests:
     priority: np.ndarray  # int32, the tenant's priority
 
 
-def lengths(rng: np.random.Generator, law: LengthLaw, n: int) -> np.ndarray:
-    """``n`` lengths from ``law``: lognormal(median, sigma), rounded, clipped to [1, max]."""
-    x = law.median * np.exp(law.sigma * rng.standard_normal(n)) if law.sigma > 0 else np.full(n, law.median)
+def lengths(rng: np.random.Generator, law: LengthLaw, n: int, arrival_s: np.ndarray | None = None) -> np.ndarray:
+    """``n`` lengths from ``law``: lognormal(median at each arrival, sigma), rounded, clipped to [1, max]."""
+    median = law.median if law.drift_to is None or arrival_s is None else law.median_at(arrival_s)
+    x = median * np.exp(law.sigma * rng.standard_normal(n)) if law.sigma > 0 else np.broadcast_to(median, (n,))
     return np.clip(np.rint(x), 1, law.max).astype(np.int64)
 
 
@@ -37,7 +38,7 @@ def draw(tenants: tuple[Tenant, ...], n: int, seed: int) -> TokenRequests:
     for k, t in enumerate(tenants):
         mine = tenant == k
         m = int(mine.sum())
-        prompt[mine] = lengths(rng, t.prompt, m)
-        output[mine] = lengths(rng, t.output, m)
+        prompt[mine] = lengths(rng, t.prompt, m, arrival[mine])
+        output[mine] = lengths(rng, t.output, m, arrival[mine])
     priority = np.array([t.priority for t in tenants], dtype=np.int32)[tenant]
     return TokenRequests(arrival, tenant, prompt, output, priority)
