@@ -40,6 +40,7 @@ bench: $(STAMP)  ## speed benchmarks (printed figures, not pass/fail)
 	$(BIN)/python tests/benchmarks/bench_compile.py
 	$(BIN)/python tests/benchmarks/grader_eval.py
 	$(BIN)/python tests/benchmarks/bench_panels.py
+	$(BIN)/python tests/benchmarks/bench_serving.py
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache .hypothesis .ruff_cache
