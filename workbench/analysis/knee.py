@@ -133,3 +133,21 @@ def affine_fit(batches: tuple[int, ...], seconds: list[float]) -> tuple[float, f
     """Least-squares ``seconds ~ base + per_item x batch``: (base_s, per_item_s)."""
     per_item, base = np.polyfit(np.asarray(batches, dtype=float), np.asarray(seconds, dtype=float), 1)
     return float(base), float(per_item)
+
+
+def idle_while_waiting_s(trace, start_s: float, seconds: float, step_s: float = 1e-5) -> tuple[float, float]:
+    """(core-seconds idle while requests wait, core-seconds idle) in ``[start_s, start_s + seconds)``.
+
+    A work-conserving queue never idles a core while work waits; a batcher holding its window open
+    does. Sampled every ``step_s`` (a core's batches never overlap, so its busy state is a step count).
+    """
+    t = start_s + (np.arange(int(round(seconds / step_s))) + 0.5) * step_s
+    qt, depth = trace.queue_depth()
+    waiting = depth[np.maximum(np.searchsorted(qt, t, side="right") - 1, 0)] > 0
+    cores = len(trace.core_busy_s)
+    idle = np.full(len(t), cores)
+    for k in range(cores):
+        mine = trace.batch_core == k
+        starts, ends = np.sort(trace.batch_start_s[mine]), np.sort(trace.batch_end_s[mine])
+        idle -= np.searchsorted(starts, t, side="right") - np.searchsorted(ends, t, side="right")
+    return float(idle[waiting].sum() * step_s), float(idle.sum() * step_s)
