@@ -37,7 +37,11 @@ def test_shape_envelope_exercise():
 
 def test_batching_exercise():
     panel = BatchingPanel()
-    assert ex.batching_under_budget(panel, 16, 2.0) == "right"
+    assert ex.batching_under_budget(panel, 6, 8.0) == "right"  # chapter 03, exercise 4: keep the 8 ms window
+    assert ex.batching_under_budget(panel, 7, 8.0) == "right"
+    assert ex.batching_under_budget(panel, 8, 8.0).startswith("not yet:")  # 15.1 ms, just over
+    assert ex.batching_under_budget(panel, 16, 8.0).startswith("not yet:")
+    assert ex.batching_under_budget(panel, 16, 2.0).startswith("not yet:")  # passes 15 ms, but moved the window
     assert ex.batching_under_budget(panel, 64, 20.0).startswith("not yet:")
     assert ex.batching_under_budget(panel, "big", 2.0).startswith("expected")
 

@@ -56,9 +56,9 @@ def test_queue_depth_merge_equals_lexsort_reference(seed: int) -> None:
     n = int(rng.integers(0, 400))
     arrival = np.sort(np.round(rng.uniform(0, 5, n), 1))  # coarse: many equal times
     outcome = rng.choice(4, n, p=[0.7, 0.1, 0.1, 0.1]).astype(np.int8)
-    dispatch = np.where(outcome == 0, arrival + np.round(rng.uniform(0, 2, n), 1), np.nan)
+    start = np.where(outcome == 0, arrival + np.round(rng.uniform(0, 2, n), 1), np.nan)
     rejected = np.where(outcome == 0, np.nan, arrival + np.round(rng.uniform(0, 1, n), 1))
-    tr = SimpleNamespace(arrival_s=arrival, outcome=outcome, dispatch_s=dispatch, rejected_s=rejected)
+    tr = SimpleNamespace(arrival_s=arrival, outcome=outcome, start_s=start, rejected_s=rejected)
     t, d = Trace.queue_depth(tr)
     t_ref, d_ref = queue_depth_reference(tr)
     assert np.array_equal(t, t_ref) and np.array_equal(d, d_ref) and d.dtype == d_ref.dtype

@@ -98,7 +98,7 @@ def test_littles_law_on_the_queue(sc):
         return
     area = float((depth[:-1] * np.diff(t)).sum())
     entered = tr.outcome != 1
-    leave = np.where(tr.completed, tr.dispatch_s, tr.rejected_s)[entered]
+    leave = np.where(tr.completed, tr.start_s, tr.rejected_s)[entered]  # in the queue until service starts
     time_in_queue = float((leave - tr.arrival_s[entered]).sum())
     assert np.isclose(area, time_in_queue, rtol=1e-9, atol=1e-9)
 

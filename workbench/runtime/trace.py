@@ -134,7 +134,10 @@ class Trace:
         return float(max(ends))
 
     def queue_depth(self) -> tuple[np.ndarray, np.ndarray]:
-        """(times, requests waiting after each change): +1 on enqueue, -1 on leaving the queue.
+        """(times, requests waiting after each change): +1 on enqueue, -1 when its service starts or it is refused.
+
+        A request in a sealed static batch that waits for a core is still waiting, so the
+        curve obeys Little's law with ``wait_s`` (start - arrival) under every batching policy.
 
         At equal times an enqueue comes before a leave (a request dispatched the instant it
         arrives was in the queue for no time, never below zero). Arrivals are already sorted, so only
@@ -145,7 +148,7 @@ class Trace:
         enq = (out != REJECTED_QUEUE_FULL) & (out != REJECTED_BY_PLAN)
         every = bool(enq.all())
         arrive = self.arrival_s if every else self.arrival_s[enq]
-        leave = np.where(out == COMPLETED, self.dispatch_s, self.rejected_s)
+        leave = np.where(out == COMPLETED, self.start_s, self.rejected_s)  # waiting until service starts
         if not every:
             leave = leave[enq]
         del enq
@@ -201,7 +204,7 @@ def queue_depth_reference(trace: Trace) -> tuple[np.ndarray, np.ndarray]:
     """:meth:`Trace.queue_depth` written plainly (one lexsort of both runs): the readable reference."""
     enq = trace.outcome != REJECTED_QUEUE_FULL
     enq &= trace.outcome != REJECTED_BY_PLAN
-    leave = np.where(trace.outcome == COMPLETED, trace.dispatch_s, trace.rejected_s)[enq]
+    leave = np.where(trace.outcome == COMPLETED, trace.start_s, trace.rejected_s)[enq]
     t = np.concatenate([trace.arrival_s[enq], leave])
     d = np.concatenate([np.ones(enq.sum(), dtype=np.int64), -np.ones(enq.sum(), dtype=np.int64)])
     order = np.lexsort((-d, t))  # at equal times, enqueue before leave

@@ -1,7 +1,8 @@
 """The knee of the latency-throughput curve: simulator sweeps against the queueing formulas.
 
 Drawing only: the sweeps come from :func:`workbench.analysis.knee.knee_sweep`, the
-curves from :func:`workbench.analysis.knee.theory_waits`.
+curves from :func:`workbench.analysis.knee.theory_waits`, the batch cost from
+:func:`workbench.analysis.knee.plan_batch_seconds` and :func:`workbench.analysis.knee.affine_fit`.
 """
 
 from __future__ import annotations
@@ -63,3 +64,32 @@ def finite(values: list[float]) -> np.ndarray:
     """The values as an array with infinities (overload) masked to NaN, so a curve stops at capacity."""
     a = np.asarray(values, dtype=float)
     return np.where(np.isfinite(a), a, np.nan)
+
+
+def batch_cost_figure(batches: tuple[int, ...], seconds: list[float], fit: tuple[float, float]):
+    """Left: time per batch (ms) against batch size; right: time per request (ms). Points: the plan; grey: the fit."""
+    fig, axes = new_figure(2, 10.0, 3.2)
+    b = np.asarray(batches, dtype=float)
+    t = np.asarray(seconds, dtype=float) * 1e3
+    grid = np.linspace(b.min(), b.max(), 200)
+    base, per_item = fit[0] * 1e3, fit[1] * 1e3
+    left, right = axes
+    left.plot(grid, base + per_item * grid, color=palette.BASELINE, lw=1.5,
+              label=f"fit: {base:.3f} + {per_item:.4f} x batch ms")
+    left.plot(b, t, "o", color=palette.CURRENT, label="compiled plan")
+    left.set_xlabel("batch size (requests)")
+    left.set_ylabel("time per batch (ms)")
+    left.set_title("a batch costs more as it grows ...", fontsize=9)
+    right.plot(grid, base / grid + per_item, color=palette.BASELINE, lw=1.5, label="fit / batch")
+    right.plot(b, t / b, "o", color=palette.CURRENT, label="compiled plan")
+    right.axhline(per_item, color=palette.BASELINE, ls=":", lw=1, label=f"floor: {per_item:.4f} ms per request")
+    right.set_xlabel("batch size (requests)")
+    right.set_ylabel("time per request (ms)")
+    right.set_ylim(bottom=0)
+    right.set_title("... but each request costs less", fontsize=9)
+    for ax in axes:
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(b, [f"{int(v)}" for v in b])
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8, loc="upper left" if ax is left else "upper right")
+    return fig
