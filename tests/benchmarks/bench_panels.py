@@ -19,6 +19,7 @@ import numpy as np
 from workbench.ui.compiler_panels import FusionPanel, ShapeEnvelopePanel
 from workbench.ui.loop_panel import ClosedLoopPanel
 from workbench.ui.runtime_panels import BatchingPanel, FairnessPanel, ResidencyPanel
+from workbench.ui.serving_panel import ServingPanel
 
 SCRIPTS = {
     ShapeEnvelopePanel: [("median", v) for v in (250, 300, 350, 400, 450, 500, 600, 700)]
@@ -29,6 +30,8 @@ SCRIPTS = {
     ResidencyPanel: [("hbm_gib", v) for v in (20, 24, 28, 32, 36)] + [("embed_rate", 300)],
     ClosedLoopPanel: [("threshold", 0.1), ("scenario", "placement_skew"), ("threshold", 0.2),
                       ("scenario", "fusion_memory_bursts")],
+    ServingPanel: [("chunked", True), ("budget", 2048), ("budget", 512), ("blocks", 600), ("preemption", "swap"),
+                   ("load", 2.0)],
 }
 GOAL_MEDIAN_MS, GOAL_P95_MS = 300.0, 600.0
 
