@@ -115,7 +115,8 @@ class PrefillFirst:
             if batch:
                 return batch
         _decodes(state, budget, batch)
-        _swap_ins(state, budget, batch, chunked=False)
+        if state.swapped:
+            _swap_ins(state, budget, batch, chunked=False)
         return batch
 
 
@@ -128,12 +129,15 @@ class ChunkedPrefill:
     def step(self, state: ServingState) -> Batch:
         budget, batch = _Budget(self.cfg, state), Batch()
         _decodes(state, budget, batch)
-        for _, i in list(state.running):
-            if state.phase[i] == PREFILL and budget.tokens > 0:
-                n = min(state.target[i] - state.cached[i], budget.tokens)
-                if budget.take(n):
-                    batch.prefills.append((i, n))
-        _swap_ins(state, budget, batch, chunked=True)
+        if len(batch.decodes) < len(state.running):  # some running sequence is still prefilling
+            phase = state.phase
+            for _, i in state.running:
+                if phase[i] == PREFILL and budget.tokens > 0:
+                    n = min(state.target[i] - state.cached[i], budget.tokens)
+                    if budget.take(n):
+                        batch.prefills.append((i, n))
+        if state.swapped:
+            _swap_ins(state, budget, batch, chunked=True)
         while state.waiting and len(state.running) < self.cfg.max_num_seqs and budget.tokens > 0:
             i = state.waiting[0][1]
             if budget.seqs < 1 or not state.pool.can_admit(state.target[i]):
