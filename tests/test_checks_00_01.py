@@ -3,7 +3,15 @@ and says "not answered yet" to the placeholder; checking never moves the panel."
 
 from __future__ import annotations
 
-from workbench.analysis.envelope_stats import lognormal_quantile, lognormal_share
+import pytest
+
+from workbench.analysis.envelope_stats import (
+    lognormal_cdf,
+    lognormal_quantile,
+    lognormal_share,
+    mean_with_slice,
+    slice_quantile,
+)
 from workbench.ui import checks_00_01 as ck
 from workbench.ui.compiler_panels import ShapeEnvelopePanel
 from workbench.ui.exercises import NOT_ANSWERED
@@ -50,10 +58,47 @@ def test_padded_share():
 
 def test_envelope_for_median_600():
     panel = ShapeEnvelopePanel()
+    before = panel.values()
     assert ck.envelope_for_median_600(panel, ..., "128 / 256 / 512") == NOT_ANSWERED
-    assert ck.envelope_for_median_600(panel, "fallback", "128 ... 2048 (5 buckets)") == "right"
+    assert ck.envelope_for_median_600(panel, "fallback", "128 ... 2048 (5 buckets)") == "right"   # cover the lengths
+    assert ck.envelope_for_median_600(panel, "recompile", "128 / 256 / 512") == "right"  # or give each a bucket
+    assert ck.envelope_for_median_600(panel, "fallback", "128 / 256 / 512").startswith("not yet:")  # 2.2 ms
+    assert ck.envelope_for_median_600(panel, "fallback", "128 / 256 / 512 / 1024").startswith("not yet:")
+    assert ck.envelope_for_median_600(panel, "pad", "128 ... 2048 (5 buckets)").startswith("not yet:")  # refuses > 2048
     assert ck.envelope_for_median_600(panel, "reject", "128 / 256 / 512").startswith("not yet:")
     assert ck.envelope_for_median_600(panel, "sideways", "128 / 256 / 512").startswith("expected")
+    assert panel.values() == before
+
+
+def test_p99_inside_slow_slice():
+    panel = ShapeEnvelopePanel()
+    before = panel.values()
+    share = 1 - lognormal_cdf(512.5, 260, 0.4)  # the learner's arithmetic: 4.5% past 512 tokens
+    assert 0.044 < share < 0.046
+    assert ck.p99_inside_slow_slice(panel, ...) == NOT_ANSWERED
+    assert ck.p99_inside_slow_slice(panel, slice_quantile(share)) == "right"   # 1 - 0.01 / 0.045 = 0.78
+    assert ck.p99_inside_slow_slice(panel, 0.99).startswith("not yet:")        # "p99 is the slice's p99"
+    assert ck.p99_inside_slow_slice(panel, 0.5).startswith("not yet:")         # the 2% rule of thumb, not this share
+    assert ck.p99_inside_slow_slice(panel, 1.5).startswith("expected")
+    assert panel.values() == before
+
+
+def test_slice_arithmetic():
+    assert slice_quantile(0.02) == pytest.approx(0.5)
+    assert slice_quantile(0.009) is None and slice_quantile(0.01) is None
+    assert mean_with_slice(1.0, 0.02, 4.0) == pytest.approx(1.06)
+    with pytest.raises(ValueError):
+        slice_quantile(1.5)
+
+
+def test_tail_step_figure():
+    from workbench.ui.envelope_figures import tail_step_figure
+
+    fig = tail_step_figure([0.005, 0.02], [0.17, 0.19], [0.34, 0.71])
+    ax = fig.axes[0]
+    assert [line.get_label() for line in ax.get_lines()][:2] == ["p99", "mean"]
+    assert "ms" in ax.get_ylabel() and "%" in ax.get_xlabel()
+    assert fig.dpi >= 100
 
 
 def test_recompile_budget_runs_out():

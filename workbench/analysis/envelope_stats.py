@@ -82,3 +82,21 @@ def lognormal_quantile(q: float, median: float, sigma: float) -> float:
     if not 0.0 < q < 1.0:
         raise ValueError(f"need 0 < q < 1; got {q}")
     return median * math.exp(sigma * NormalDist().inv_cdf(q))
+
+
+def slice_quantile(slow_share: float, q: float = 0.99) -> float | None:
+    """Where the overall ``q`` quantile falls inside a slow slice that is slower than every other request.
+
+    The top ``1 - q`` of all requests are the slowest; if the slow slice holds a share
+    ``s > 1 - q`` they all come from it, so the overall quantile sits at the slice's own
+    quantile ``1 - (1 - q) / s`` (a 2% slice puts p99 at the slice's median). ``None``
+    when ``s <= 1 - q``: the quantile then lies in the fast body and the slice cannot move it.
+    """
+    if not 0.0 <= slow_share <= 1.0 or not 0.0 < q < 1.0:
+        raise ValueError(f"need 0 <= slow_share <= 1 and 0 < q < 1; got {slow_share}, {q}")
+    return 1.0 - (1.0 - q) / slow_share if slow_share > 1.0 - q else None
+
+
+def mean_with_slice(fast_mean: float, slow_share: float, slowdown: float) -> float:
+    """The mean when a share ``s`` of requests takes ``k`` times ``fast_mean``: a factor ``1 + s (k - 1)``."""
+    return fast_mean * (1.0 + slow_share * (slowdown - 1.0))

@@ -85,16 +85,40 @@ def padded_share(panel, share: Any) -> str:
                     "few below 64; lengths past 512 have no bucket to pad into")
 
 
+P99_BUDGET_S = 1.5e-3  # 01, exercise 2: the p99 target at median 600 (the plain 3-bucket fallback gives 2.2 ms)
+
+
 def envelope_for_median_600(panel, policy: Any, envelope: Any) -> str:
-    """01, exercise 2: at median 600 (no drift), a policy and an envelope that refuse nothing, p99 under 3 ms."""
+    """01, exercise 2: at median 600 (no drift), a policy and an envelope that refuse nothing, p99 under 1.5 ms."""
     def test() -> bool:
         if policy not in panel.ctrl["policy"].options or envelope not in panel.ctrl["envelope"].options:
             raise ValueError("a policy and an envelope from the panel's lists")
         s = _run(panel, median=600, drift_to=600, policy=policy, envelope=envelope)
-        return s["rejected"] == 0 and s["latency_s"]["p99"] < 3e-3
+        return s["rejected"] == 0 and s["latency_s"]["p99"] < P99_BUDGET_S
 
     return _verdict((policy, envelope), "a policy and an envelope from the panel's lists", test,
-                    "refusing is not serving, and the generic fallback is slow: cover the lengths with buckets")
+                    "reject and pad refuse the lengths past the largest bucket, and the generic fallback runs "
+                    "1.8x slower than a specialised kernel: either cover the lengths with buckets or let each "
+                    "new shape get one")
+
+
+def p99_inside_slow_slice(panel, position: Any) -> str:
+    """01, exercise 4: at median 260 (spread 0.4, no drift, fallback), the quantile of the fallback requests'
+    latencies at which the overall p99 sits, 1 - 0.01 / share, within 0.05."""
+    def test() -> bool:
+        from workbench.analysis.envelope_stats import slice_quantile
+
+        s = _run(panel, median=260, sigma=0.4, drift_to=260, envelope="128 / 256 / 512", policy="fallback")
+        expected = slice_quantile(s["misses"]["by_outcome"]["fallback"] / s["measured"])
+        x = _number(position)
+        if not 0.0 <= x <= 1.0:
+            raise ValueError("a share between 0 and 1")
+        return expected is not None and abs(x - expected) <= 0.05
+
+    return _verdict((position,), "a share between 0 and 1", test,
+                    "first the share of requests past 512 tokens (the lognormal tail beyond 512 at median 260, "
+                    "sigma 0.4); the slowest 1% of all requests all come from that slice, so p99 sits 0.01 / "
+                    "share from the top of it")
 
 
 def recompile_budget_runs_out(panel, median: Any, sigma: Any, drift_to: Any, envelope: Any) -> str:

@@ -57,3 +57,31 @@ def envelope_figure(runs: dict[str, tuple[np.ndarray, Sequence[Bucket]]], width:
     for ax, (label, (lengths, buckets)) in zip(axes, runs.items(), strict=True):
         draw_envelope(ax, lengths, buckets, label)
     return fig
+
+
+def tail_step_figure(slow_share: Sequence[float], mean_ms: Sequence[float], p99_ms: Sequence[float],
+                     width: float = 6.5, height: float = 3.2) -> ShownFigure:
+    """Mean and p99 (ms) against the share of requests on the slow path, with the 1% line where p99 steps.
+
+    The points are runs the caller made (the share is each run's measured fallback share);
+    the figure draws no model of its own.
+    """
+    fig = ShownFigure(figsize=(width, height))
+    ax = fig.subplots(1, 1)
+    fig.subplots_adjust(left=0.12, right=0.97, bottom=0.17, top=0.88)
+    x = 100 * np.asarray(slow_share, dtype=float)
+    ax.plot(x, p99_ms, "o-", color=CURRENT, label="p99")
+    ax.plot(x, mean_ms, "s:", color="k", label="mean")
+    ax.axvline(1.0, color=BASELINE, lw=1, ls="--")
+    ax.annotate("1%: the share above p99", (1.0, 1.0), xycoords=("data", "axes fraction"), fontsize=7,
+                ha="left", va="bottom", color="dimgrey")
+    ax.fill_betweenx([0, 1], 1.0, max(float(x.max()), 1.0) * 1.05, transform=ax.get_xaxis_transform(),
+                     color=OUTSIDE, alpha=0.06, lw=0)
+    ax.set_xlim(0, max(float(x.max()), 1.0) * 1.05)
+    ax.set_ylim(0, max(p99_ms) * 1.15)
+    ax.set_xlabel("requests on the generic fallback (% of measured)")
+    ax.set_ylabel("latency (ms)")
+    ax.set_title("p99 steps when the slow slice passes 1%; the mean only creeps", fontsize=9, pad=12)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="upper left")
+    return fig
