@@ -130,7 +130,7 @@ def test_notebook_runs_in_jupyterlab_with_rendered_widgets(browser, lab, name):
         assert cell_errors(page, name) == [], f"{name}: cells raised"
         assert_widgets_rendered(page, name)
         figures = figure_outputs(page, name)
-        if name in ("00_tour", "01_shape_envelopes"):
+        if name == "00_tour":
             assert figures, f"{name}: its figure cells were not found"
         for cell, image, as_text in figures:  # figures render as images, never as a repr
             assert image and not as_text, f"{name}: cell {cell} shows no figure"
