@@ -5,7 +5,10 @@ saw the grader; the rules were tuned on some writers and never read the others' 
 ``tests/benchmarks/grader_eval.py`` prints the per-writer (left-out) figures; this test keeps
 the figures on the whole corpus from falling below the issue's goals. Two elements outside
 the verdict, workload and fix, do not meet the 0.9 goal yet: their floors are today's
-figures, a regression guard that says so, not the goal.
+figures, a regression guard that says so, not the goal. Writer F, the final held-out set, is
+counted in the corpus's size but left out of the floors: a test that enforced it would make
+whoever fixes a failure tune on it (its one score is in the issue note and in
+``grader_eval.py --final``).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from workbench.grading.drills import load_drills
 from workbench.grading.evaluate import GOALS, evaluate, load_corpus
 
 LABELS = Path(__file__).parent / "grader_labels"
+FINAL = "F"  # the held-out writer of tests/benchmarks/grader_eval.py
 BELOW_GOAL = {"workload": 0.82, "fix": 0.83}  # whole corpus 2026-12-03: 0.84 and 0.85; the goal is 0.9
 
 
@@ -37,7 +41,8 @@ def test_the_corpus_is_large_spread_and_labelled_consistently():
 
 
 def test_the_whole_corpus_stays_above_the_goals_floor():
-    ev = evaluate(load_corpus(LABELS), load_drills())
+    tuned_and_left_out = [a for a in load_corpus(LABELS) if a["writer"] != FINAL]  # F is scored once, never enforced
+    ev = evaluate(tuned_and_left_out, load_drills())
     for element, m in ev.per_element.items():
         assert m["accuracy"] >= BELOW_GOAL.get(element, GOALS["element"]), (element, m)
     assert ev.verdict_accuracy >= GOALS["verdict"]
