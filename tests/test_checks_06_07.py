@@ -50,3 +50,49 @@ def test_refused_action(loop_panel):
     assert ck.refused_action(loop_panel, "priority", "batch").startswith("not yet:")  # the starved stream gains
     assert "accepts" in ck.refused_action(loop_panel, "batching", "interactive")
     assert ck.refused_action(loop_panel, "fusion", "batch").startswith("expected")
+
+
+@pytest.fixture(scope="module")
+def fusion_drill():
+    from workbench.grading.drills import load_drills
+
+    return load_drills()["fusion-memory-bursts"]
+
+
+def test_07_placeholders_are_not_answered(fusion_drill):
+    assert ck.missing_element(fusion_drill, ...) == NOT_ANSWERED
+    assert ck.regressed_p95_ms(fusion_drill, ...) == NOT_ANSWERED
+    assert ck.rollback_sentence(fusion_drill, ...) == NOT_ANSWERED
+
+
+def test_missing_element(fusion_drill):
+    assert ck.missing_element(fusion_drill, "rollback") == "right"  # "we can always revert it": no condition
+    assert ck.missing_element(fusion_drill, "owner").startswith("not yet:")
+    assert ck.missing_element(fusion_drill, "fix").startswith("expected")  # fix is scored, not a core element
+
+
+def test_regressed_p95(fusion_drill):
+    assert ck.regressed_p95_ms(fusion_drill, 5.34) == "right"
+    assert "baseline" in ck.regressed_p95_ms(fusion_drill, 3.07)  # the healthy run
+    assert "mean" in ck.regressed_p95_ms(fusion_drill, 2.03)  # the mean hides the tail
+    assert "p99" in ck.regressed_p95_ms(fusion_drill, 9.18)
+    assert ck.regressed_p95_ms(fusion_drill, "slow").startswith("expected")
+
+
+def test_rollback_sentence(fusion_drill):
+    good = ("Rollback: ship behind the fusion-level flag on a canary and flip it back to elementwise if canary p95 "
+            "rises more than 5%.")
+    assert ck.rollback_sentence(fusion_drill, good) == "right"
+    assert "condition" in ck.rollback_sentence(fusion_drill, "Rollback: revert if needed.")
+    assert ck.rollback_sentence(fusion_drill, 5).startswith("expected")
+
+
+def test_strong_answer_exercise_of_chapter_07(fusion_drill):
+    from workbench.ui.exercises import strong_answer
+
+    partial = ck.PARTIAL_ANSWER
+    assert strong_answer(fusion_drill, partial).startswith("not yet:") and "rollback" in strong_answer(fusion_drill,
+                                                                                                         partial)
+    fixed = partial.rsplit("\n", 1)[0] + "\nRollback: keep the elementwise plan loaded behind a flag and flip back " \
+        "if canary p95 rises more than 5%."
+    assert strong_answer(fusion_drill, fixed) == "right"

@@ -84,3 +84,78 @@ def refused_action(panel, kind: Any, stream: Any) -> str:
         return "the verdict names the stream that gets worse; fairer on paper is not better for everyone"
 
     return _with_hint(_verdict((kind, stream), "an action kind and a stream name", test, ""), hint)
+
+
+# 07: an answer to ``fusion-memory-bursts`` complete but for one core element (exercises 2 and 4 read it)
+PARTIAL_ANSWER = """Workload: the transformer block at production load on 4 cores; p95 went from 3.1 ms to 5.3 ms \
+after aggressive fusion shipped.
+Mechanism: the fused attention kernel keeps the whole score matrix on chip; that working set overflows the 4 MiB SRAM \
+and spills to HBM, and under load the four cores contend for the shared bandwidth, which stretches the tail.
+Proof: the closed-loop mapping report at the same seed, with per-kernel spill bytes and memory contention as the \
+largest tail driver.
+Fix: lower fusion to elementwise for this model.
+Owner: the ML compiler team.
+Rollback: we can always revert it."""
+
+
+def _missing(drill, text: str) -> list[str]:
+    from workbench.grading.grader import CORE, grade
+
+    g = grade(drill, text)
+    return [k for k in CORE if not g.elements[k].present]
+
+
+def missing_element(drill, element: Any) -> str:
+    """07, exercise 2: the core element the grader finds missing in :data:`PARTIAL_ANSWER`."""
+    from workbench.grading.grader import CORE
+
+    def test() -> bool:
+        if element not in CORE:
+            raise ValueError(f"one of {', '.join(CORE)}")
+        return [element] == _missing(drill, PARTIAL_ANSWER)
+
+    return _verdict((element,), "a core element name", test,
+                    "each line is labelled, but a label is not an element: which line gives no condition?")
+
+
+def regressed_p95_ms(drill, value: Any) -> str:
+    """07, exercise 3: the regressed run's p95 (ms) in the drill's evidence, within 2%."""
+    from workbench.grading.practice import prepare
+
+    s = prepare(drill).summaries
+
+    def near(x: float, target_s: float) -> bool:
+        return abs(x - target_s * 1e3) <= 0.02 * target_s * 1e3
+
+    def hint() -> str:
+        x = float(value)
+        if near(x, s["base"]["latency_s"]["p95"]):
+            return "that is the healthy baseline's p95; the question asks for the regressed run"
+        if near(x, s["reg"]["latency_s"]["mean"]):
+            return "that is the regressed run's mean: the mean hides the tail the drill is about"
+        if near(x, s["reg"]["latency_s"]["p99"]):
+            return "that is the regressed run's p99; the drill's primary metric is p95"
+        return "read the 'regressed' row of the evidence table, p95 column (ms)"
+
+    verdict = _verdict((value,), "a latency in ms (a number)",
+                       lambda: near(float(value), s["reg"]["latency_s"]["p95"]), "")
+    return _with_hint(verdict, hint)
+
+
+def rollback_sentence(drill, text: Any) -> str:
+    """07, exercise 4: a rollback sentence that, replacing the last line of :data:`PARTIAL_ANSWER`, makes it strong."""
+    from workbench.grading.grader import grade
+
+    def answer() -> str:
+        return PARTIAL_ANSWER.rsplit("\n", 1)[0] + "\n" + text
+
+    def test() -> bool:
+        if not isinstance(text, str) or not text.strip():
+            raise TypeError("a sentence, as a string")
+        return grade(drill, answer()).verdict == "strong"
+
+    def hint() -> str:
+        e = grade(drill, answer()).elements["rollback"]
+        return e.hint or "the rollback is found, but another element went missing: keep the sentence to the rollback"
+
+    return _with_hint(_verdict((text,), "your rollback sentence as a string", test, ""), hint)
