@@ -106,6 +106,7 @@ def guard_figure(margins: dict[str, float], noise: dict, thresholds: tuple[float
     ax.set_yticks(np.arange(len(names)), names)
     ax.invert_yaxis()
     ax.set_xscale("symlog", linthresh=30)
+    ax.set_xticks([-100, -50, -20, 0, 10, 20, 30], ["-100", "-50", "-20", "0", "10", "20", "30"])
     ax.set_xlabel("worse than baseline (%, symlog; < 0 is better)")
     ax.set_title("the action, check by check", fontsize=9)
     seeds = [r["seed"] for r in noise["rows"]]
