@@ -1,0 +1,98 @@
+"""Instructor key for chapters 06 and 07: each exercise's worked answer is right, a common wrong one is not.
+
+The expected numbers, and the misconception each wrong answer stands for, are the ones the
+solutions notebooks print in their instructor notes.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from workbench.ui import checks_06_07 as ck
+from workbench.ui.exercises import NOT_ANSWERED
+from workbench.ui.loop_panel import ClosedLoopPanel
+
+
+class _Headless:
+    """What the 06 checkers read from the panel: its run length (building the widgets is not needed)."""
+
+    requests = ClosedLoopPanel.requests
+
+
+@pytest.fixture(scope="module")
+def loop_panel():
+    return _Headless()
+
+
+def test_06_placeholders_are_not_answered(loop_panel):
+    assert ck.tradeoff_threshold(loop_panel, ...) == NOT_ANSWERED
+    assert ck.noise_floor(loop_panel, ...) == NOT_ANSWERED
+    assert ck.refused_action(loop_panel, ..., "interactive") == NOT_ANSWERED
+
+
+def test_tradeoff_threshold(loop_panel):
+    assert ck.tradeoff_threshold(loop_panel, 0.20) == "right"  # cold p99 +19.4%: refused at 0.19, taken at 0.20
+    assert "still refuses" in ck.tradeoff_threshold(loop_panel, 0.05)  # the default: the cold stream protected
+    assert "still refuses" in ck.tradeoff_threshold(loop_panel, 0.19)  # refused when worse by *more than* it
+    assert "smaller threshold" in ck.tradeoff_threshold(loop_panel, 0.3)
+    assert ck.tradeoff_threshold(loop_panel, 5).startswith("expected")
+    assert ck.tradeoff_threshold(loop_panel, "high").startswith("expected")
+
+
+def test_noise_floor(loop_panel):
+    assert ck.noise_floor(loop_panel, 0.28) == "right"  # the worst no-op margin, seed 3: +27.3%
+    assert "changed nothing" in ck.noise_floor(loop_panel, 0.05)  # the default guard on another seed
+    assert "tighter" in ck.noise_floor(loop_panel, 0.30)
+
+
+def test_refused_action(loop_panel):
+    assert ck.refused_action(loop_panel, "priority", "interactive") == "right"
+    assert ck.refused_action(loop_panel, "priority", "batch").startswith("not yet:")  # the starved stream gains
+    assert "accepts" in ck.refused_action(loop_panel, "batching", "interactive")
+    assert ck.refused_action(loop_panel, "fusion", "batch").startswith("expected")
+
+
+@pytest.fixture(scope="module")
+def fusion_drill():
+    from workbench.grading.drills import load_drills
+
+    return load_drills()["fusion-memory-bursts"]
+
+
+def test_07_placeholders_are_not_answered(fusion_drill):
+    assert ck.missing_element(fusion_drill, ...) == NOT_ANSWERED
+    assert ck.regressed_p95_ms(fusion_drill, ...) == NOT_ANSWERED
+    assert ck.rollback_sentence(fusion_drill, ...) == NOT_ANSWERED
+
+
+def test_missing_element(fusion_drill):
+    assert ck.missing_element(fusion_drill, "rollback") == "right"  # "we can always revert it": no condition
+    assert ck.missing_element(fusion_drill, "owner").startswith("not yet:")
+    assert ck.missing_element(fusion_drill, "fix").startswith("expected")  # fix is scored, not a core element
+
+
+def test_regressed_p95(fusion_drill):
+    assert ck.regressed_p95_ms(fusion_drill, 5.34) == "right"
+    assert "baseline" in ck.regressed_p95_ms(fusion_drill, 3.07)  # the healthy run
+    assert "mean" in ck.regressed_p95_ms(fusion_drill, 2.03)  # the mean hides the tail
+    assert "p99" in ck.regressed_p95_ms(fusion_drill, 9.18)
+    assert ck.regressed_p95_ms(fusion_drill, "slow").startswith("expected")
+
+
+def test_rollback_sentence(fusion_drill):
+    good = ("Rollback: ship behind the fusion-level flag on a canary and flip it back to elementwise if canary p95 "
+            "rises more than 5%.")
+    assert ck.rollback_sentence(fusion_drill, good) == "right"
+    assert "condition" in ck.rollback_sentence(fusion_drill, "Rollback: revert if needed.")
+    assert ck.rollback_sentence(fusion_drill, 5).startswith("expected")
+
+
+def test_strong_answer_exercise_of_chapter_07(fusion_drill):
+    from workbench.ui.exercises import strong_answer
+
+    partial = ck.PARTIAL_ANSWER
+    assert strong_answer(fusion_drill, partial).startswith("not yet:") and "rollback" in strong_answer(fusion_drill,
+                                                                                                         partial)
+    fixed = partial.rsplit("\n", 1)[0] + "\nRollback: keep the elementwise plan loaded behind a flag and flip back " \
+        "if canary p95 rises more than 5%."
+    assert strong_answer(fusion_drill, fixed) == "right"
