@@ -13,17 +13,14 @@ import dataclasses
 from typing import Any
 
 from workbench.serving.config import Decoder
-from workbench.serving.cost import IterationCost, causal_keys
+from workbench.serving.cost import IterationCost, block_facts
 from workbench.serving.engine import ServingTrace, simulate_tokens
 from workbench.serving.metrics import summarize_tokens
 
 
 def linear_terms(cost: IterationCost, tokens: int) -> tuple[float, float]:
     """(compute s, memory s) of the linear phase of one iteration of ``tokens`` tokens, over all layers."""
-    f, hw = cost.facts, cost.hw
-    padded = -(-tokens // hw.mma_rows) * hw.mma_rows
-    compute = f.linear_flops_per_token * padded / (hw.cores * hw.peak_flops_per_core)
-    memory = (f.weight_bytes + f.act_bytes_per_token * tokens) / hw.hbm_bandwidth_bytes_per_s
+    compute, memory, _, _ = cost.phase_terms(tokens, 0.0, 0.0)
     return cost.model.layers * compute, cost.model.layers * memory
 
 
@@ -43,8 +40,7 @@ def phase_costs(cost: IterationCost, batches: tuple[int, ...] = (1, 8, 32, 64, 1
     for b in batches:
         s = cost.seconds(b, b * (context + 1.0), b * float(context))
         c, m = linear_terms(cost, b)
-        kv_read = cost.model.layers * cost.facts.kv_bytes_per_token * b * (context + 1.0) / \
-            cost.hw.hbm_bandwidth_bytes_per_s
+        kv_read = cost.model.layers * cost.phase_terms(b, b * (context + 1.0), b * float(context))[3]
         decode.append({"batch": b, "iteration_s": s, "per_token_s": s / b, "linear_compute_s": c,
                        "linear_memory_s": m, "kv_read_s": kv_read})
     c, m = linear_terms(cost, prompt)
@@ -56,7 +52,7 @@ def phase_costs(cost: IterationCost, batches: tuple[int, ...] = (1, 8, 32, 64, 1
 
 def kv_bytes(model: Decoder, block_size: int, blocks: int) -> dict[str, float]:
     """Bytes of K and V per token (all layers), per block and for the whole cache."""
-    per_token = 2.0 * model.d_model * 2 * model.layers  # K and V, bf16, every layer
+    per_token = block_facts(model).kv_bytes_per_token * model.layers
     return {"per_token": per_token, "per_block": per_token * block_size, "cache": per_token * block_size * blocks,
             "cache_tokens": float(block_size * blocks)}
 
@@ -87,6 +83,3 @@ def variant(name: str, requests: int | None = None, **changes: Any) -> tuple[Ser
     tr = simulate_tokens(run)
     return tr, summarize_tokens(tr, sc.ttft_slo_s, sc.tpot_slo_s)
 
-
-__all__ = ["causal_keys", "decode_ridge_batch", "kv_bytes", "linear_terms", "phase_costs", "swap_vs_recompute",
-           "variant"]

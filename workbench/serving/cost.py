@@ -76,20 +76,26 @@ class IterationCost:
         """K and V of one token across all layers (bytes): what a KV block of ``block_size`` tokens holds per token."""
         return self.facts.kv_bytes_per_token * self.model.layers
 
-    def seconds(self, tokens: int, keys: float, cached: float) -> float:
-        """One iteration: ``tokens`` new tokens (prefill chunks plus one per decode), ``keys`` the sum over
-        new tokens of the keys each attends to, ``cached`` the tokens already in the KV cache that the
-        batch's sequences read (each sequence's context before this iteration)."""
-        if tokens <= 0:
-            return 0.0
+    def phase_terms(self, tokens: int, keys: float, cached: float) -> tuple[float, float, float, float]:
+        """Per layer, in s: (linear compute, linear memory, attention compute, attention memory) of one iteration.
+
+        ``tokens`` new tokens (prefill chunks plus one per decode), ``keys`` the sum over new tokens of
+        the keys each attends to, ``cached`` the tokens already in the KV cache that the batch's
+        sequences read (each sequence's context before this iteration).
+        """
         f, hw = self.facts, self.hw
         peak = hw.cores * hw.peak_flops_per_core
         bw = hw.hbm_bandwidth_bytes_per_s
-        g = hw.mma_rows
-        padded = -(-tokens // g) * g
-        linear = max(f.linear_flops_per_token * padded / peak, (f.weight_bytes + f.act_bytes_per_token * tokens) / bw)
-        attention = max(f.attn_flops_per_key * keys / peak, f.kv_bytes_per_token * (cached + tokens) / bw)
-        return self.model.layers * (linear + attention + KERNELS_PER_LAYER * hw.launch_s)
+        padded = -(-tokens // hw.mma_rows) * hw.mma_rows
+        return (f.linear_flops_per_token * padded / peak, (f.weight_bytes + f.act_bytes_per_token * tokens) / bw,
+                f.attn_flops_per_key * keys / peak, f.kv_bytes_per_token * (cached + tokens) / bw)
+
+    def seconds(self, tokens: int, keys: float, cached: float) -> float:
+        """One iteration (see :meth:`phase_terms`): each phase at the larger of its two terms, plus launches."""
+        if tokens <= 0:
+            return 0.0
+        lc, lm, ac, am = self.phase_terms(tokens, keys, cached)
+        return self.model.layers * (max(lc, lm) + max(ac, am) + KERNELS_PER_LAYER * self.hw.launch_s)
 
     def pricer(self):
         """:meth:`seconds` with its constants bound once (the loop calls it every iteration): equal bit for bit."""
