@@ -58,6 +58,11 @@ def kv_fill(ax, tr: ServingTrace, other: ServingTrace | None = None) -> None:
     if len(t):
         ax.plot(t, np.full(len(t), 0.02), "|", color=TOKEN_PHASES["preemption"], ms=8,
                 label=f"preemptions ({int(tr.preemptions.sum())})")
+    kv_axes(ax)
+
+
+def kv_axes(ax) -> None:
+    """The KV picture's frame, once its lines are drawn: the capacity line, limits, labels, legend, grid."""
     ax.axhline(1.0, color="k", ls="--", lw=0.8)
     ax.set_ylim(0, 1.08)
     ax.set_xlabel("time (s)")

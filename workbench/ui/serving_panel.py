@@ -17,6 +17,7 @@ import numpy as np
 from workbench.serving.engine import simulate_tokens
 from workbench.serving.metrics import itl_s, summarize_tokens
 from workbench.ui import figures as f
+from workbench.ui import serving_figures as sf
 from workbench.ui.palette import BASELINE, BASELINE_ALPHA, CURRENT, TOKEN_PHASES
 from workbench.ui.panel import Panel, builtin, dropdown, slider
 from workbench.ui.token_compare import token_what_changed
@@ -61,12 +62,7 @@ class ServingPanel(Panel):
                                   label="previous setting")
         (self.kv,) = ax.step([], [], where="post", color=CURRENT, lw=0.9, label="this run")
         (self.ticks,) = ax.plot([], [], "|", color=TOKEN_PHASES["preemption"], ms=8, label="preemptions")
-        ax.axhline(1.0, color="k", ls="--", lw=0.8)
-        ax.set_ylim(0, 1.08)
-        ax.set_xlabel("time (s)")
-        ax.set_ylabel("share of KV blocks held")
-        ax.legend(loc="lower right", fontsize=7)
-        ax.grid(alpha=0.3)
+        sf.kv_axes(ax)
 
     def draw(self, r, prev):
         tr = r["trace"]
