@@ -104,16 +104,26 @@ def prepare(drill: Drill, figure_dir: Path | None = None) -> Evidence:
 
 
 def _figure(runs: dict, path: Path) -> Path:
+    return cdf_figure({name: tr.latency_s[tr.measured & tr.completed] * 1e3 for name, tr in runs.items()}, path,
+                      "latency (ms), dashed: p99")
+
+
+def cdf_figure(samples_ms: dict[str, np.ndarray], path: Path, xlabel: str) -> Path:
+    """The drill's figure: a CDF per run (baseline grey, regressed blue, each p99 dashed), saved as a PNG."""
     from matplotlib.figure import Figure
+
+    from workbench.ui.figures import plain_log
+    from workbench.ui.palette import BASELINE, CURRENT
 
     fig = Figure(figsize=(6.5, 3.2))  # no pyplot: no global figure state, no backend switch
     ax = fig.subplots()
-    for (name, tr), color in zip(runs.items(), ("tab:blue", "tab:red"), strict=True):
-        lat = np.sort(tr.latency_s[tr.measured & tr.completed]) * 1e3
-        ax.plot(lat, np.arange(1, len(lat) + 1) / len(lat), color=color, label=name)
-        ax.axvline(np.percentile(lat, 99), color=color, lw=0.8, ls="--")
+    for (name, ms), color in zip(samples_ms.items(), (BASELINE, CURRENT), strict=True):
+        x = np.sort(ms)
+        ax.plot(x, np.arange(1, len(x) + 1) / len(x), color=color, label=name)
+        ax.axvline(np.percentile(x, 99), color=color, lw=0.8, ls="--")
     ax.set_xscale("log")
-    ax.set_xlabel("latency (ms), dashed: p99")
+    plain_log(ax.xaxis)
+    ax.set_xlabel(xlabel)
     ax.set_ylabel("CDF")
     ax.legend()
     write_file(path, lambda tmp: fig.savefig(tmp, format="png", dpi=100, bbox_inches="tight"))

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import numpy as np
 
+from workbench.grading.practice import cdf_figure
 from workbench.grading.reference import render
-from workbench.safe_io import write_file
 from workbench.serving.engine import ServingTrace, simulate_tokens
 from workbench.serving.metrics import itl_s, summarize_tokens, ttft_s
 
@@ -41,25 +41,6 @@ def _table(runs: dict[str, ServingTrace], summaries: dict[str, dict]) -> str:
     return "\n".join(lines)
 
 
-def _figure(runs: dict[str, ServingTrace], path: Path) -> Path:
-    from matplotlib.figure import Figure
-
-    from workbench.ui.palette import BASELINE, CURRENT
-
-    fig = Figure(figsize=(6.5, 3.2))
-    ax = fig.subplots()
-    for (name, tr), color in zip(runs.items(), (BASELINE, CURRENT), strict=True):
-        x = np.sort(ttft_s(tr)) * 1e3
-        ax.plot(x, np.arange(1, len(x) + 1) / len(x), color=color, label=name)
-        ax.axvline(np.percentile(x, 99), color=color, lw=0.8, ls="--")
-    ax.set_xscale("log")
-    ax.set_xlabel("time to first token (ms), dashed: p99")
-    ax.set_ylabel("CDF")
-    ax.legend()
-    write_file(path, lambda tmp: fig.savefig(tmp, format="png", dpi=100, bbox_inches="tight"))
-    return path
-
-
 def prepare_tokens(drill, scenarios, figure_dir: Path | None) -> tuple[str, Path | None, str, dict]:
     """(table, figure path, rendered reference, summaries) of a token-level drill."""
     traces = [simulate_tokens(sc.run) for sc in scenarios]
@@ -67,6 +48,7 @@ def prepare_tokens(drill, scenarios, figure_dir: Path | None) -> tuple[str, Path
                  for root, tr, sc in zip(("base", "reg", "fix"), traces, scenarios, strict=False)}
     runs = {"baseline": traces[0], "regressed": traces[1]}
     table = _table(runs, {k: summaries[k] for k in ("base", "reg")})
-    path = _figure(runs, Path(figure_dir) / f"{drill.id}.png") if figure_dir is not None else None
+    path = (cdf_figure({name: ttft_s(tr) * 1e3 for name, tr in runs.items()}, Path(figure_dir) / f"{drill.id}.png",
+                       "time to first token (ms), dashed: p99") if figure_dir is not None else None)
     reference = render(drill.strong_answer, summaries, f"{drill.path} [reference] strong")
     return table, path, reference, summaries
