@@ -16,12 +16,15 @@ import numpy as np
 
 from workbench.errors import ConfigError
 from workbench.hardware import Hardware
+from workbench.limits import check_int_range
 from workbench.serving.buckets import BucketState
 from workbench.serving.config import Decoder, KVConfig, SchedulerConfig, Tenant, TokenBuckets
 from workbench.serving.cost import IterationCost, causal_keys
 from workbench.serving.scheduler import scheduler_for
 from workbench.serving.state import ServingState
 from workbench.serving.workload import TokenRequests, draw
+
+MAX_TOKEN_REQUESTS = 5_000_000
 
 
 @dataclass(frozen=True)
@@ -36,6 +39,9 @@ class ServingRun:
     model: Decoder = Decoder()
     hardware: Hardware = Hardware()
     buckets: TokenBuckets = TokenBuckets()
+
+    def __post_init__(self) -> None:
+        check_int_range("requests", self.requests, 1, MAX_TOKEN_REQUESTS, "a run's token columns stay in memory")
 
 
 @dataclass(frozen=True)

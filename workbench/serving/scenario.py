@@ -135,8 +135,6 @@ def parse_serving(data: dict[str, Any], source: str, hardware_of, table_of) -> S
         top.done()
         if not (0 < ttft <= 3600 and 0 < tpot <= 60):
             raise ConfigError("serving.slo", {"ttft_s": ttft, "tpot_s": tpot}, "must be > 0 (at most 3600 s and 60 s)")
-        if not 1 <= run.requests <= 5_000_000:
-            raise ConfigError("requests", run.requests, "must be an integer in [1, 5,000,000]")
         check_run(run)
         return sc
     except ConfigError as e:
