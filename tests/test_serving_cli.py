@@ -101,3 +101,12 @@ def test_load_scenario_gives_a_serving_scenario(tmp_path):
     f.write_text(BASE)
     sc = load_scenario(f)
     assert isinstance(sc, ServingScenario) and sc.run.requests == 200 and sc.run.kv.blocks == 2048
+
+
+def test_a_request_count_out_of_range_is_refused_from_the_file_and_the_command_line(tmp_path):
+    f = tmp_path / "r.toml"
+    f.write_text(BASE.replace("requests = 200", "requests = 0"))
+    code, out, err = run_cli(["run", str(f)])
+    assert code == 2 and "requests = 0" in err and str(f) in err
+    code, out, err = run_cli(["run", TOKEN[0], "--requests", "9000000"])
+    assert code == 2 and "command line: requests = 9000000" in err
