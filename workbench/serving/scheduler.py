@@ -40,7 +40,9 @@ class Batch:
 
 
 class _Budget:
-    def __init__(self, cfg: SchedulerConfig, state: ServingState):
+    """What is left of one iteration's token budget and sequence cap."""
+
+    def __init__(self, cfg: SchedulerConfig):
         self.tokens = cfg.max_num_batched_tokens
         self.seqs = cfg.max_num_seqs
 
@@ -94,14 +96,16 @@ def _swap_ins(state: ServingState, budget: _Budget, batch: Batch, chunked: bool)
                 batch.prefills.append((i, n))
 
 
-class PrefillFirst:
-    """Continuous batching with whole prompts first (vLLM's default without chunked prefill)."""
-
+class _Policy:
     def __init__(self, cfg: SchedulerConfig):
         self.cfg = cfg
 
+
+class PrefillFirst(_Policy):
+    """Continuous batching with whole prompts first (vLLM's default without chunked prefill)."""
+
     def step(self, state: ServingState) -> Batch:
-        budget, batch = _Budget(self.cfg, state), Batch()
+        budget, batch = _Budget(self.cfg), Batch()
         if not state.swapped:
             while state.waiting and len(state.running) < self.cfg.max_num_seqs:
                 i = state.waiting[0][1]
@@ -120,14 +124,11 @@ class PrefillFirst:
         return batch
 
 
-class ChunkedPrefill:
+class ChunkedPrefill(_Policy):
     """Continuous batching with chunked prefill: decodes first, prompts fill the rest of the budget."""
 
-    def __init__(self, cfg: SchedulerConfig):
-        self.cfg = cfg
-
     def step(self, state: ServingState) -> Batch:
-        budget, batch = _Budget(self.cfg, state), Batch()
+        budget, batch = _Budget(self.cfg), Batch()
         _decodes(state, budget, batch)
         if len(batch.decodes) < len(state.running):  # some running sequence is still prefilling
             phase = state.phase
@@ -150,7 +151,7 @@ class ChunkedPrefill:
         return batch
 
 
-class RequestLevel:
+class RequestLevel(_Policy):
     """Request-level batching: a batch formed when idle runs to its longest output; nothing joins it.
 
     The batch takes up to ``max_num_seqs`` requests, with KV reserved for each one's prompt and
@@ -159,11 +160,9 @@ class RequestLevel:
     slot idle until the last one is done.
     """
 
-    def __init__(self, cfg: SchedulerConfig):
-        self.cfg = cfg
 
     def step(self, state: ServingState) -> Batch:
-        budget, batch = _Budget(self.cfg, state), Batch()
+        budget, batch = _Budget(self.cfg), Batch()
         if not state.running:
             while state.waiting and len(state.running) < self.cfg.max_num_seqs:
                 i = state.waiting[0][1]
