@@ -160,7 +160,6 @@ class RequestLevel(_Policy):
     slot idle until the last one is done.
     """
 
-
     def step(self, state: ServingState) -> Batch:
         budget, batch = _Budget(self.cfg), Batch()
         if not state.running:
