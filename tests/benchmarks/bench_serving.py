@@ -24,6 +24,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from bench_simpy import best_of  # noqa: E402  (this folder: the same best-of-N timer)
+
 from workbench.serving.config import Decoder, KVConfig, LengthLaw, SchedulerConfig, Tenant  # noqa: E402
 from workbench.serving.cost import IterationCost, causal_keys  # noqa: E402
 from workbench.serving.engine import ServingRun, simulate_tokens  # noqa: E402
@@ -108,15 +110,6 @@ def simpy_peer(run: ServingRun) -> tuple[np.ndarray, np.ndarray]:
     return ttft, tpot
 
 
-def best_cpu(fn, repeat: int):
-    best, out = float("inf"), None
-    for _ in range(repeat):
-        t = time.process_time()
-        out = fn()
-        best = min(best, time.process_time() - t)
-    return best, out
-
-
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--tokens", type=int, default=1_000_000)
@@ -124,8 +117,8 @@ def main() -> None:
     a = ap.parse_args()
     run = serving_run(a.tokens)
     simulate_tokens(serving_run(20_000))  # imports and first-call costs out of the timing
-    t_ours, tr = best_cpu(lambda: simulate_tokens(run), a.repeat)
-    t_peer, (p_ttft, p_tpot) = best_cpu(lambda: simpy_peer(run), a.repeat)
+    t_ours, tr = best_of(lambda: simulate_tokens(run), a.repeat, time.process_time)
+    t_peer, (p_ttft, p_tpot) = best_of(lambda: simpy_peer(run), a.repeat, time.process_time)
     tokens = int(tr.requests.output.sum())
     same = (abs(np.mean(ttft_s(tr)) - np.mean(p_ttft)) < 1e-9
             and abs(np.nanmean(tpot_s(tr)) - np.nanmean(p_tpot)) < 1e-9)
