@@ -64,6 +64,16 @@ def goodput(tr: ServingTrace, ttft_slo_s: float, tpot_slo_s: float) -> float:
     return float(ok.mean())
 
 
+def busy_share(tr: ServingTrace) -> float:
+    """Share of the run (to its last iteration) the chip spent in iterations."""
+    return float((tr.it_end_s - tr.it_start_s).sum() / tr.it_end_s[-1]) if len(tr.it_end_s) else 0.0
+
+
+def tokens_per_s(tr: ServingTrace) -> float:
+    """Output tokens served per second of the run."""
+    return float(tr.requests.output.sum() / tr.it_end_s[-1]) if len(tr.it_end_s) else 0.0
+
+
 def load_note(tr: ServingTrace) -> dict:
     """Offered against served output tokens/s, and whether the queue grew without bound.
 
@@ -79,9 +89,9 @@ def load_note(tr: ServingTrace) -> dict:
     offered = float(out.sum() / span) if span > 0 else 0.0
     ft = ttft_s(tr)
     q = len(ft) // 4
-    busy = float((tr.it_end_s - tr.it_start_s).sum() / tr.it_end_s[-1]) if len(tr.it_end_s) else 0.0
+    busy = busy_share(tr)
     q2, q3, q4 = (float(ft[k * q:(k + 1) * q].mean()) for k in (1, 2, 3)) if q else (0.0, 0.0, 0.0)
-    served = float(out.sum() / tr.it_end_s[-1]) if len(tr.it_end_s) else 0.0
+    served = tokens_per_s(tr)
     climbing = q2 < q3 < q4 and q4 > 1.8 * q2
     short = offered > 1.05 * served
     over = busy > 0.97 and (climbing or short)
@@ -98,8 +108,6 @@ def summarize_tokens(tr: ServingTrace, ttft_slo_s: float = 1.0, tpot_slo_s: floa
     """The run's JSON-ready summary: pooled and per-tenant latencies, throughput, KV, preemptions, goodput."""
     e2e = tr.finish_s - tr.requests.arrival_s
     tp, ft = tpot_s(tr), ttft_s(tr)
-    makespan = float(tr.it_end_s[-1]) if len(tr.it_end_s) else 0.0
-    busy = float((tr.it_end_s - tr.it_start_s).sum())
     per = {}
     for k, t in enumerate(tr.run.tenants):
         m = tr.requests.tenant == k
@@ -108,9 +116,9 @@ def summarize_tokens(tr: ServingTrace, ttft_slo_s: float = 1.0, tpot_slo_s: floa
     _, kv = kv_utilisation(tr)
     return {
         "requests": len(e2e), "output_tokens": int(tr.requests.output.sum()),
-        "tokens_per_s": float(tr.requests.output.sum() / makespan) if makespan else 0.0,
+        "tokens_per_s": tokens_per_s(tr),
         "ttft_s": _pcts(ft), "tpot_s": _pcts(tp[~np.isnan(tp)]), "itl_s": _pcts(itl_s(tr)), "e2e_s": _pcts(e2e),
-        "iterations": len(tr.it_end_s), "busy_share": busy / makespan if makespan else 0.0,
+        "iterations": len(tr.it_end_s), "busy_share": busy_share(tr),
         "kv_utilisation": {"mean": float(np.average(kv, weights=tr.it_end_s - tr.it_start_s)) if len(kv) else 0.0,
                            "max": float(kv.max(initial=0.0))},
         "preemptions": int(tr.preemptions.sum()), "swap_s": float(tr.it_swap_s.sum()),
