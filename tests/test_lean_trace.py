@@ -62,3 +62,15 @@ def test_queue_depth_merge_equals_lexsort_reference(seed: int) -> None:
     t, d = Trace.queue_depth(tr)
     t_ref, d_ref = queue_depth_reference(tr)
     assert np.array_equal(t, t_ref) and np.array_equal(d, d_ref) and d.dtype == d_ref.dtype
+
+
+@pytest.mark.parametrize("name", ["placement_skew", "shape_drift"])
+def test_row_gathers_equal_the_full_columns(name: str) -> None:
+    """start_of / end_of / imbalance_of (what the metrics read) equal the full per-request columns, row for row."""
+    import numpy as np
+
+    trace = run_scenario(dataclasses.replace(load_scenario(name), requests=3_000))
+    idx = np.flatnonzero(trace.completed)
+    assert np.array_equal(trace.start_of(idx), trace.start_s[idx])
+    assert np.array_equal(trace.end_of(idx), trace.end_s[idx])
+    assert np.array_equal(trace.imbalance_of(idx), trace.imbalance_s[idx])

@@ -58,7 +58,7 @@ def window(trace: Trace, ok: np.ndarray | None = None) -> tuple[float, float]:
     n, i0 = len(trace.arrival_s), _first_measured(trace)
     t0 = float(trace.arrival_s[i0]) if i0 < n else 0.0
     done = ok if ok is not None else trace.measured & trace.completed
-    t1 = float(np.max(trace.end_s[done])) if done.any() else t0
+    t1 = float(np.max(trace.end_of(np.flatnonzero(done)))) if done.any() else t0
     return t0, t1
 
 
@@ -80,8 +80,8 @@ def tail_drivers(trace: Trace, pct: float = 95.0, ok: np.ndarray | None = None,
         tail = lat >= np.percentile(lat, pct)
     sel = np.flatnonzero(ok)[tail]  # the tail requests, as indices (no full-length temporaries)
     b = trace.batch[sel]
-    wait = trace.start_s[sel] - trace.arrival_s[sel]
-    imbalance = np.minimum(trace.imbalance_s[sel], wait)
+    wait = trace.start_of(sel) - trace.arrival_s[sel]
+    imbalance = np.minimum(trace.imbalance_of(sel), wait)
     parts = {
         "queueing": wait - imbalance,
         "core_imbalance": imbalance,
@@ -137,8 +137,8 @@ def summarize(trace: Trace) -> dict:
     t0, t1 = window(trace, ok)
     span = max(t1 - t0, 1e-300)
     idx = np.flatnonzero(ok)  # measured completed requests, by index
-    lat = trace.end_s[idx] - trace.arrival_s[idx]
-    wait = trace.start_s[idx] - trace.arrival_s[idx]
+    lat = trace.end_of(idx) - trace.arrival_s[idx]
+    wait = trace.start_of(idx) - trace.arrival_s[idx]
     stream_ok = trace.stream[idx]
     n_done = int(np.count_nonzero(completed))
     done_by_stream = np.bincount(trace.stream[completed], minlength=len(sc.streams))

@@ -87,6 +87,18 @@ class Trace:
         """Its batch's core (int16); -1 if rejected."""
         return self._gather(self.batch_core, -1)
 
+    def start_of(self, idx: np.ndarray) -> np.ndarray:
+        """Service start (s) of the completed requests ``idx``, gathered for those rows only."""
+        return self.batch_start_s.take(self.batch[idx])
+
+    def end_of(self, idx: np.ndarray) -> np.ndarray:
+        """Completion (s) of the completed requests ``idx``, gathered for those rows only."""
+        return self.batch_end_s.take(self.batch[idx])
+
+    def imbalance_of(self, idx: np.ndarray) -> np.ndarray:
+        """Placement-blocked wait (s) of requests ``idx``."""
+        return self.imbalance[idx] if self.imbalance is not None else np.zeros(len(idx))
+
     @property
     def rejected_s(self) -> np.ndarray:
         """Time of rejection (s); nan if completed."""
