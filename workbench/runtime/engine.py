@@ -89,7 +89,8 @@ class Engine:
     def _trace(self, v: RunColumns) -> Trace:
         """Assemble the columns of a finished run (each column converted once, few temporaries).
 
-        Per-request columns are gathered from the per-batch ones with one ``take`` each;
+        Per-request times and cores are not stored: the trace gathers them from the batch
+        columns when read. The loop's buffers are released as they are converted (a lower peak);
         batch costs are looked up once per distinct (class, size, key) through a dense code
         table when the codes are few (no sort), else ``np.unique``; arithmetic is the
         same, operation for operation, so the trace is the same bit for bit.
