@@ -10,22 +10,38 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import Any
 
 from workbench.serving.config import Decoder
-from workbench.serving.cost import IterationCost, block_facts
+from workbench.serving.cost import IterationCost, kv_bytes_per_token
 from workbench.serving.engine import ServingTrace, simulate_tokens
 from workbench.serving.metrics import summarize_tokens
 
 
 def linear_terms(cost: IterationCost, tokens: int) -> tuple[float, float]:
-    """(compute s, memory s) of the linear phase of one iteration of ``tokens`` tokens, over all layers."""
-    compute, memory, _, _ = cost.phase_terms(tokens, 0.0, 0.0)
-    return cost.model.layers * compute, cost.model.layers * memory
+    """(compute s, memory s) of the compiled dense kernels of one iteration of ``tokens`` tokens, over all layers.
+
+    Compute: each kernel's FLOPs on one core (the cores work on their shards in parallel); memory:
+    each kernel's HBM bytes times the cores that move theirs at once, over the shared bandwidth.
+    """
+    ks = cost.kernels(tokens)
+    n = cost.hw.cores
+    return (cost.model.layers * sum(k.compute_s for k in ks), cost.model.layers * sum(n * k.memory_s for k in ks))
+
+
+def weight_ridge_batch(cost: IterationCost) -> int:
+    """The decode batch at the chip's ridge point from the weights alone: a bf16 weight does 2 FLOPs per token
+    for its 2 bytes, so a batch of ``T`` tokens does ``T`` FLOP per byte, compute-bound from ``peak / bandwidth``."""
+    hw = cost.hw
+    return math.ceil(hw.cores * hw.peak_flops_per_core / hw.hbm_bandwidth_bytes_per_s)
 
 
 def decode_ridge_batch(cost: IterationCost, limit: int = 1 << 14) -> int:
-    """The smallest decode batch whose linear phase is compute-bound (compute time >= weight-streaming time)."""
+    """The smallest decode batch whose compiled dense kernels are compute-bound (compute time >= HBM time).
+
+    Later than :func:`weight_ridge_batch`: the kernels also move activations, and the row-split
+    projections write full-width partial sums, which the weights-only intensity leaves out."""
     for b in range(1, limit + 1):
         c, m = linear_terms(cost, b)
         if c >= m:
@@ -40,7 +56,7 @@ def phase_costs(cost: IterationCost, batches: tuple[int, ...] = (1, 8, 32, 64, 1
     for b in batches:
         s = cost.seconds(b, b * (context + 1.0), b * float(context))
         c, m = linear_terms(cost, b)
-        kv_read = cost.model.layers * cost.phase_terms(b, b * (context + 1.0), b * float(context))[3]
+        kv_read = cost.model.layers * cost.attention_terms(b, b * (context + 1.0), b * float(context))[1]
         decode.append({"batch": b, "iteration_s": s, "per_token_s": s / b, "linear_compute_s": c,
                        "linear_memory_s": m, "kv_read_s": kv_read})
     c, m = linear_terms(cost, prompt)
@@ -52,7 +68,7 @@ def phase_costs(cost: IterationCost, batches: tuple[int, ...] = (1, 8, 32, 64, 1
 
 def kv_bytes(model: Decoder, block_size: int, blocks: int) -> dict[str, float]:
     """Bytes of K and V per token (all layers), per block and for the whole cache."""
-    per_token = block_facts(model).kv_bytes_per_token * model.layers
+    per_token = kv_bytes_per_token(model)
     return {"per_token": per_token, "per_block": per_token * block_size, "cache": per_token * block_size * blocks,
             "cache_tokens": float(block_size * blocks)}
 

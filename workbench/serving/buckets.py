@@ -2,7 +2,8 @@
 
 :class:`BucketState` is the run's mutable view of :class:`~workbench.serving.config.TokenBuckets`:
 recompiles add sizes as the run goes. :meth:`BucketState.place` says, for an iteration of
-``tokens`` tokens, how many rows it is priced at, the factor on its time and any pause.
+``tokens`` tokens, how many rows its dense kernels are priced at, whether it runs the generic
+fallback mapping, and any pause.
 """
 
 from __future__ import annotations
@@ -24,26 +25,26 @@ class BucketState:
         self.counts = [0, 0, 0, 0]  # exact hit, padded, fallback, recompiled
         self.padded_tokens = 0
 
-    def place(self, tokens: int) -> tuple[int, float, float]:
-        """(rows priced, time factor, pause s) for an iteration of ``tokens`` tokens."""
+    def place(self, tokens: int) -> tuple[int, bool, float]:
+        """(rows priced, generic fallback?, pause s) for an iteration of ``tokens`` tokens."""
         if not self.sizes and not self.cfg.sizes:
             self.counts[HIT] += 1
-            return tokens, 1.0, 0.0
+            return tokens, False, 0.0
         k = bisect.bisect_left(self.sizes, tokens)
         if k < len(self.sizes):
             size = self.sizes[k]
             self.counts[HIT if size == tokens else PADDED] += 1
             self.padded_tokens += size - tokens
-            return size, 1.0, 0.0
+            return size, False, 0.0
         if self.cfg.out_of_envelope == "recompile" and self.recompiles < self.cfg.recompile_limit:
             size = 1 << (tokens - 1).bit_length()  # the next power of two
             bisect.insort(self.sizes, size)
             self.recompiles += 1
             self.counts[RECOMPILED] += 1
             self.padded_tokens += size - tokens
-            return size, 1.0, self.cfg.recompile_pause_s
+            return size, False, self.cfg.recompile_pause_s
         self.counts[FALLBACK] += 1
-        return tokens, self.cfg.generic_slowdown, 0.0
+        return tokens, True, 0.0
 
     def summary(self, iterations: int, tokens: int) -> dict:
         """Shares of iterations by outcome, padding as a share of tokens, recompiles."""

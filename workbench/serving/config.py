@@ -84,7 +84,8 @@ class KVConfig:
 
 @dataclass(frozen=True)
 class TokenBuckets:
-    """Iteration sizes the compiler specialised for (as vLLM captures CUDA graphs for chosen batch sizes).
+    """The compiled plan of the decoder layer: its fusion level and the iteration sizes it specialised for
+    (as vLLM captures CUDA graphs for chosen batch sizes).
 
     An iteration of ``T`` tokens runs the plan of the smallest bucket ``>= T``, paying its padded
     rows in compute. Past the largest bucket it meets ``out_of_envelope``: ``fallback`` runs the
@@ -98,8 +99,10 @@ class TokenBuckets:
     generic_slowdown: float = 1.5
     recompile_pause_s: float = 0.25  # s
     recompile_limit: int = 8
+    fusion: str = "elementwise"  # none | elementwise | aggressive: how the compiler fuses the layer's dense ops
 
     def __post_init__(self) -> None:
+        check_one_of("serving.buckets.fusion", self.fusion, ("none", "elementwise", "aggressive"))
         check(all(isinstance(b, int) and not isinstance(b, bool) and 1 <= b <= 1 << 22 for b in self.sizes)
               and list(self.sizes) == sorted(set(self.sizes)), "serving.buckets.sizes", list(self.sizes),
               "must be increasing whole numbers of tokens in [1, 4,194,304]")

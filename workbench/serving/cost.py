@@ -1,57 +1,82 @@
-"""The time of one serving iteration: a roofline over the decoder's layers, from the transformer block's IR.
+"""The time of one serving iteration: the compiler's plan for the dense layers, a paged-attention roofline for the KV.
 
-One iteration is one pass of every sequence in the batch through all ``layers`` blocks,
-on the whole chip (``cores x peak`` FLOP/s, one shared HBM). Per block, two phases run
-one after the other, each at ``max(FLOPs / peak, bytes / bandwidth)`` (the roofline):
+The decoder runs **tensor-parallel** over the chip's cores, split the way Megatron-LM splits
+a transformer layer (Shoeybi et al. 2019): the QKV and MLP up-projections by columns, the
+attention output and MLP down-projections by rows, so each core holds ``1/cores`` of every
+layer's weights. One iteration of ``T`` new tokens (prefill chunks plus one per running
+decode) costs, per layer:
 
-- **linear** (QKV, output projection, MLP): ``2 x params`` FLOPs per token, token rows padded
-  to the matrix unit (``mma_rows``); bytes = the block's weights, read once per iteration
-  however many tokens share them, plus each token's activations in and out. This is why
-  a decode iteration of a few sequences is memory-bound (weights dominate) and a prefill
-  of hundreds of tokens is compute-bound: the ridge is ``peak / bandwidth`` FLOP per byte.
-- **attention** over the KV cache: a query token at position ``p`` (causal) reads ``p`` keys
-  and values: ``4 x d_model x p`` FLOPs; each sequence's cached K and V
-  (``2 x d_model x 2`` bytes per token, bf16) are read once per iteration, and the new
-  tokens' K and V written.
+- **dense kernels**: :func:`layer_shard`, one core's share of the layer as a graph, is fused
+  by the compiler (:func:`~workbench.compiler.fusion.fuse_ops` at the run's fusion level)
+  and every kernel is tiled for ``T`` rows and costed by the compiler's roofline model
+  (:meth:`~workbench.compiler.plan.Plan.phases`: weights, activations, spills, launch). All
+  cores run the same kernel on their own shard at once, so each draws ``1/cores`` of HBM:
+  a kernel lasts ``launch + max(compute, cores x memory)``, the runtime's max-min sharing
+  for equal demands. A decode iteration of a few tokens is memory-bound on the weights; a
+  prefill of hundreds of tokens is compute-bound.
+- **two all-reduces** of the row-split projections' partial sums, through HBM (each core
+  writes its partial, reads the slices it reduces, writes its reduced slice, reads the whole
+  sum: ``(3 x cores + 1) x T x d_model`` bf16 elements in all), one launch each; none on one core.
+- **attention over the paged KV cache** (a hand-written kernel, as vLLM's paged attention,
+  not a compiled one): a query token at position ``p`` reads ``p`` keys and values:
+  ``4 x d_model x p`` FLOPs; the sequences' cached K and V (``2 x d_model`` bf16 per token)
+  are read once, the new tokens' written; ``max(FLOPs / chip peak, bytes / bandwidth)`` plus
+  one launch.
 
-Launches: a fixed number of kernels per block, each ``launch_s``. The weights' parameter
-counts and bytes come from :func:`workbench.models.transformer_block`'s graph, so the
-serving model and the compiler describe the same block.
+Compiled shape buckets pad the dense kernels' rows (the attention kernel runs at the real
+token count); an iteration past every bucket runs the compiler's generic fallback mapping
+(unfused, one fixed tiling) ``generic_slowdown`` times slower.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import functools
+from dataclasses import dataclass, field
 
-from workbench.graph import DTYPE_BYTES, Op
+from workbench.compiler.cost import choose_layout
+from workbench.compiler.fusion import fuse_ops
+from workbench.compiler.plan import GENERIC_TILING, CompileOptions, Mapping, Plan
+from workbench.graph import DTYPE_BYTES, Builder, Graph, Op
 from workbench.hardware import Hardware
-from workbench.models import transformer_block
 from workbench.serving.config import Decoder
 
-KERNELS_PER_LAYER = 6  # qkv, attention, output projection, two MLP matmuls, the fused norms and adds
+ITEM = DTYPE_BYTES["bf16"]  # bytes per element of activations, weights and KV
+TUNE_ROWS = 16  # the shape the shown layout is chosen at; the plan re-tiles for every row count it meets
 
 
-@dataclass(frozen=True)
-class BlockFacts:
-    """Per-block quantities of the decoder, read from the transformer block's graph."""
+def layer_shard(d_model: int, d_ff: int, cores: int) -> Graph:
+    """One core's share of a pre-norm decoder layer's dense part, tensor-parallel over ``cores``.
 
-    weight_bytes: float  # bytes of every parameter of one block
-    linear_flops_per_token: float  # FLOPs of the block's matmuls for one token
-    act_bytes_per_token: float  # activations read and written per token (block input, output, residual)
-    kv_bytes_per_token: float  # K and V of one token in one block (bytes)
-    attn_flops_per_key: float  # FLOPs of one query token against one cached key (QK^T and PV)
+    Inputs: ``x`` (the residual stream, ``[batch, seq, d_model]``) and ``attn`` (this core's
+    heads' attention output, ``[batch, seq, d_model / cores]``). Outputs: ``qkv`` (this core's
+    heads' queries, keys and values, for the attention kernel) and the layer's output (a
+    partial sum until the all-reduce). Widths that do not divide are rounded up.
+    """
+    qkv_cols, heads_cols, ff_cols = -(-3 * d_model // cores), -(-d_model // cores), -(-d_ff // cores)
+    b = Builder("decoder_layer_shard")
+    x = b.add("x", Op.INPUT, shape=("batch", "seq", d_model))
+    attn = b.add("attn", Op.INPUT, shape=("batch", "seq", heads_cols))
+    w_qkv = b.add("w_qkv", Op.PARAM, shape=(d_model, qkv_cols))
+    w_o = b.add("w_o", Op.PARAM, shape=(heads_cols, d_model))
+    w1 = b.add("w1", Op.PARAM, shape=(d_model, ff_cols))
+    b1 = b.add("b1", Op.PARAM, shape=(ff_cols,))
+    w2 = b.add("w2", Op.PARAM, shape=(ff_cols, d_model))
+    h = b.add("ln1", Op.LAYERNORM, (x,))
+    qkv = b.add("qkv", Op.MATMUL, (h, w_qkv))
+    o = b.add("attn_out", Op.MATMUL, (attn, w_o))
+    r1 = b.add("residual1", Op.ADD, (x, o))
+    h = b.add("ln2", Op.LAYERNORM, (r1,))
+    h = b.add("up", Op.MATMUL, (h, w1))
+    h = b.add("up_bias", Op.BIAS_ADD, (h, b1))
+    h = b.add("gelu", Op.GELU, (h,))
+    h = b.add("down", Op.MATMUL, (h, w2))
+    r2 = b.add("residual2", Op.ADD, (r1, h))
+    return b.build((qkv, r2))
 
 
-def block_facts(model: Decoder) -> BlockFacts:
-    """The per-block facts of ``model``, from the IR of one transformer block (bf16)."""
-    g = transformer_block(model.d_model, model.heads, model.d_ff)
-    one = {"batch": 1, "seq": 1}
-    weights = sum(n.bytes(one) for n in g.nodes if n.op == Op.PARAM)
-    linear = sum(n.flops(g, one) for n in g.nodes if n.op == Op.MATMUL)
-    item = DTYPE_BYTES["bf16"]
-    return BlockFacts(weight_bytes=float(weights), linear_flops_per_token=float(linear),
-                      act_bytes_per_token=3.0 * model.d_model * item, kv_bytes_per_token=2.0 * model.d_model * item,
-                      attn_flops_per_key=4.0 * model.d_model)
+def kv_bytes_per_token(model: Decoder) -> float:
+    """K and V of one token across all layers (bytes, bf16)."""
+    return 2.0 * model.d_model * ITEM * model.layers
 
 
 @dataclass(frozen=True)
@@ -60,60 +85,91 @@ class IterationCost:
 
     model: Decoder
     hw: Hardware
-    facts: BlockFacts
+    plan: Plan  # the layer shard's plan: graph, hardware, fusion; costs memoised per row count
+    mapping: Mapping  # the fused, shape-specialised kernels
+    _dense: dict = field(default_factory=dict, compare=False, repr=False)  # (rows, generic) -> s, a memo
 
     @classmethod
-    def of(cls, model: Decoder, hw: Hardware) -> IterationCost:
-        """The cost model of ``model`` on ``hw``."""
-        return cls(model, hw, block_facts(model))
+    def of(cls, model: Decoder, hw: Hardware, fusion: str = "elementwise",
+           generic_slowdown: float = 1.5) -> IterationCost:
+        """The cost model of ``model`` on ``hw``, the layer fused at ``fusion``, the fallback ``generic_slowdown``
+        times slower than its roofline (memoised: the costs are pure functions of these)."""
+        return _cost_model(model, hw, fusion, float(generic_slowdown))
 
     @property
     def weight_bytes(self) -> float:
-        """Bytes of all the decoder's weights."""
-        return self.facts.weight_bytes * self.model.layers
+        """Bytes of all the decoder's weights (every core's shard, every layer)."""
+        one = {"batch": 1, "seq": 1}
+        shard = sum(n.bytes(one) for n in self.plan.graph.nodes if n.op == Op.PARAM)
+        return float(shard * self.hw.cores * self.model.layers)
 
     def kv_bytes_per_token(self) -> float:
         """K and V of one token across all layers (bytes): what a KV block of ``block_size`` tokens holds per token."""
-        return self.facts.kv_bytes_per_token * self.model.layers
+        return kv_bytes_per_token(self.model)
 
-    def phase_terms(self, tokens: int, keys: float, cached: float) -> tuple[float, float, float, float]:
-        """Per layer, in s: (linear compute, linear memory, attention compute, attention memory) of one iteration.
+    def kernels(self, rows: int, generic: bool = False):
+        """The dense kernels of one layer shard at ``rows`` rows: the compiler's :class:`KernelCost` each."""
+        return self.plan.kernel_costs(self.plan.generic if generic else self.mapping, 1, rows)
 
-        ``tokens`` new tokens (prefill chunks plus one per decode), ``keys`` the sum over new tokens of
-        the keys each attends to, ``cached`` the tokens already in the KV cache that the batch's
-        sequences read (each sequence's context before this iteration).
+    def dense_seconds(self, rows: int, generic: bool = False) -> float:
+        """One layer's dense kernels at ``rows`` rows on every core at once (s), shared HBM included."""
+        key = (rows, generic)
+        s = self._dense.get(key)
+        if s is None:
+            launch, n = self.hw.launch_s, self.hw.cores
+            phases = self.plan.phases(self.plan.generic if generic else self.mapping, 1, rows)
+            s = sum(launch + max(t - launch, n * u * t) for t, u in phases)
+            if generic:
+                s *= self.plan.options.generic_slowdown
+            self._dense[key] = s
+        return s
+
+    def reduce_seconds(self, tokens: int) -> float:
+        """One layer's two all-reduces of ``tokens`` rows through HBM (s); none on one core."""
+        n = self.hw.cores
+        if n == 1:
+            return 0.0
+        moved = (3 * n + 1) * tokens * self.model.d_model * ITEM
+        return 2 * (self.hw.launch_s + moved / self.hw.hbm_bandwidth_bytes_per_s)
+
+    def attention_terms(self, tokens: int, keys: float, cached: float) -> tuple[float, float]:
+        """One layer's paged attention: (compute s, memory s) on the whole chip.
+
+        ``keys``: the sum over new tokens of the keys each attends to; ``cached``: the tokens
+        already in the KV cache that the batch's sequences read.
         """
-        f, hw = self.facts, self.hw
-        peak = hw.cores * hw.peak_flops_per_core
-        bw = hw.hbm_bandwidth_bytes_per_s
-        padded = -(-tokens // hw.mma_rows) * hw.mma_rows
-        return (f.linear_flops_per_token * padded / peak, (f.weight_bytes + f.act_bytes_per_token * tokens) / bw,
-                f.attn_flops_per_key * keys / peak, f.kv_bytes_per_token * (cached + tokens) / bw)
+        hw, d = self.hw, self.model.d_model
+        return (4.0 * d * keys / (hw.cores * hw.peak_flops_per_core),
+                2.0 * d * ITEM * (cached + tokens) / hw.hbm_bandwidth_bytes_per_s)
 
-    def seconds(self, tokens: int, keys: float, cached: float) -> float:
-        """One iteration (see :meth:`phase_terms`): each phase at the larger of its two terms, plus launches."""
+    def seconds(self, tokens: int, keys: float, cached: float, rows: int | None = None,
+                generic: bool = False) -> float:
+        """One iteration of ``tokens`` new tokens (s): every layer's dense kernels at ``rows`` (default
+        ``tokens``; a bucket's padded size), its all-reduces and its paged attention."""
         if tokens <= 0:
             return 0.0
-        lc, lm, ac, am = self.phase_terms(tokens, keys, cached)
-        return self.model.layers * (max(lc, lm) + max(ac, am) + KERNELS_PER_LAYER * self.hw.launch_s)
+        c, m = self.attention_terms(tokens, keys, cached)
+        layer = (self.dense_seconds(rows or tokens, generic) + self.reduce_seconds(tokens)
+                 + max(c, m) + self.hw.launch_s)
+        return self.model.layers * layer
 
     def pricer(self):
         """:meth:`seconds` with its constants bound once (the loop calls it every iteration): equal bit for bit."""
-        f, hw = self.facts, self.hw
-        peak = hw.cores * hw.peak_flops_per_core
-        bw = hw.hbm_bandwidth_bytes_per_s
-        g = hw.mma_rows
-        lin_f, w, act = f.linear_flops_per_token, f.weight_bytes, f.act_bytes_per_token
-        att_f, kvb = f.attn_flops_per_key, f.kv_bytes_per_token
-        layers, launches = self.model.layers, KERNELS_PER_LAYER * hw.launch_s
+        dense_memo, dense = self._dense, self.dense_seconds
+        hw, d, layers = self.hw, self.model.d_model, self.model.layers
+        att_f, peak = 4.0 * d, hw.cores * hw.peak_flops_per_core
+        kv, bw, launch = 2.0 * d * ITEM, hw.hbm_bandwidth_bytes_per_s, hw.launch_s
+        reduce = self.reduce_seconds
 
-        def seconds(tokens: int, keys: float, cached: float) -> float:
+        def seconds(tokens: int, keys: float, cached: float, rows: int | None = None, generic: bool = False) -> float:
             if tokens <= 0:
                 return 0.0
-            padded = -(-tokens // g) * g
-            linear = max(lin_f * padded / peak, (w + act * tokens) / bw)
-            attention = max(att_f * keys / peak, kvb * (cached + tokens) / bw)
-            return layers * (linear + attention + launches)
+            key = (rows or tokens, generic)
+            s = dense_memo.get(key)
+            if s is None:
+                s = dense(*key)
+            layer = s + reduce(tokens) + max(att_f * keys / peak, kv * (cached + tokens) / bw) + launch
+            return layers * layer
 
         return seconds
 
@@ -125,6 +181,17 @@ class IterationCost:
     def decode_seconds(self, context: int) -> float:
         """One sequence's decode step alone, with ``context`` tokens already cached."""
         return self.seconds(1, context + 1, context)
+
+
+@functools.lru_cache(maxsize=32)
+def _cost_model(model: Decoder, hw: Hardware, fusion: str, generic_slowdown: float) -> IterationCost:
+    graph = layer_shard(model.d_model, model.d_ff, hw.cores)
+    options = CompileOptions(fusion=fusion, generic_slowdown=generic_slowdown)
+    kernels = fuse_ops(graph, fusion)
+    mapping = Mapping(kernels, choose_layout(graph, kernels, {"batch": 1, "seq": TUNE_ROWS}, hw))
+    singles = fuse_ops(graph, "none")
+    generic = Mapping(singles, (GENERIC_TILING,) * len(singles), specialised=False)
+    return IterationCost(model, hw, Plan(graph, hw, options, "seq", (), generic), mapping)
 
 
 def causal_keys(start: int, n: int) -> float:

@@ -95,7 +95,7 @@ def simulate_tokens(run: ServingRun) -> ServingTrace:
     """Run ``run`` to the last token of every request (deterministic for its seed)."""
     check_run(run)
     req = draw(run.tenants, run.requests, run.seed)
-    cost = IterationCost.of(run.model, run.hardware)
+    cost = IterationCost.of(run.model, run.hardware, run.buckets.fusion, run.buckets.generic_slowdown)
     state = ServingState(req, run.kv, run.scheduler.policy, cost.kv_bytes_per_token())
     sched = scheduler_for(run.scheduler)
     swap_bw = run.kv.swap_bandwidth_bytes_per_s
@@ -130,8 +130,8 @@ def simulate_tokens(run: ServingRun) -> ServingTrace:
             ctx += start
         swap_s = state.swap_bytes / swap_bw
         running = len(state.running)
-        rows_priced, factor, pause = place(tokens + prefill)
-        t_end = t + pause + price(rows_priced, keys, float(ctx)) * factor + swap_s
+        rows_priced, generic, pause = place(tokens + prefill)
+        t_end = t + pause + price(tokens + prefill, keys, float(ctx), rows_priced, generic) + swap_s
         for i, k in prefills:
             prefilled(i, k, t_end)
         decoded(decodes, t_end)

@@ -24,9 +24,10 @@ A scenario whose ``[serving]`` table says ``mode = "token"`` is a token-level se
     d_model = 2048
     heads = 16
     d_ff = 8192
-    [serving.buckets]             # optional: iteration sizes the compiler specialised for
+    [serving.buckets]             # optional: the compiled plan (iteration sizes, fusion)
     sizes = [16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192]
     out_of_envelope = "fallback"  # or "recompile"
+    fusion = "elementwise"        # or "none", "aggressive": how the layer's dense ops are fused
     [serving.slo]
     ttft_s = 1.0
     tpot_s = 0.05
@@ -109,7 +110,7 @@ def parse_serving(data: dict[str, Any], source: str, hardware_of, table_of) -> S
         sizes = tuple(bt.numbers("sizes", "int")) if "sizes" in bt.data else ()
         buckets = TokenBuckets(sizes=sizes, **{k: bt.get(k, kind, getattr(db, k)) for k, kind in (
             ("out_of_envelope", "str"), ("generic_slowdown", "float"), ("recompile_pause_s", "float"),
-            ("recompile_limit", "int"))})
+            ("recompile_limit", "int"), ("fusion", "str"))})
         bt.done()
         slo = s.table("slo")
         ttft, tpot = slo.get("ttft_s", "float", 1.0), slo.get("tpot_s", "float", 0.05)
