@@ -34,6 +34,7 @@ from workbench.grading.lexicon import (
     GATE,
     GATE_FIRST,
     GENERIC,
+    HELD,
     I_OWN,
     LOOK_INTO,
     METRICS,
@@ -46,6 +47,8 @@ from workbench.grading.lexicon import (
     OWNS,
     QUALIFIERS,
     ROLES,
+    TRIAL,
+    VAGUE_WORSE,
     WAY_BACK,
 )
 from workbench.grading.text import asserted, bare_run, content_words, find, has, negated, phrase, quote
@@ -207,11 +210,11 @@ def rollback(segs: list[str], norms: list[str], stuffed: bool) -> Element:
     for s, n in zip(segs, norms, strict=True):
         if stuffed and bare_run(n):
             continue
-        if GATE.search(n) or GATE_FIRST.search(n):
+        if GATE.search(n) or GATE_FIRST.search(n) or HELD.search(n):
             return Element(True, quote(s), "")
         for m in WAY_BACK.finditer(n):
             window = n[max(0, m.start() - 160):m.end() + 160]  # the condition is attached to the way back
-            if CONDITION.search(window):
+            if CONDITION.search(window) or (VAGUE_WORSE.search(window) and TRIAL.search(n)):
                 return Element(True, quote(s), "")
     return Element(False, "", "give a way back tied to a condition (e.g. keep the previous plan loaded and revert "
                               "if canary p99 regresses) or hold the release until a named validation passes; "

@@ -39,24 +39,25 @@ WAY_BACK = re.compile(r"(?<![a-z])(?:roll(?:s|ed|ing)?[ -]?back|rollback|revert\
                       r"route to|send to)\w{0,3} (?:the |our )?(?:old|previous|prior|last|pinned|current|baseline|"
                       r"known[- ]good)|kill[- ]?switch|(?:disable|turn off|flip off|switch off) (?:\w+ ){0,3}"
                       r"(?:flag|feature|change|it)|flag off|abort\w*|halt\w*|(?:be|is|gets?|got) pulled|"
-                      r"(?:turn|switch|flip|shut)\w* (?:it|that|this|them|the [\w-]+(?: [\w-]+)?) off|"
+                      r"(?:turn|switch|flip|shut)\w* (?:it|itself|that|this|them|the [\w-]+(?: [\w-]+)?) off|"
                       r"(?:flag|feature|switch|it) (?:goes|go|is|gets|get|turned|switched|flipped) off|"
                       r"(?:stay|sit|stop|remain|hold)\w* (?:at|on) the (?:previous|prior|last|old)|"
                       r"pull (?:it|the (?:change|plan|release|canary|rollout))|stop the (?:rollout|release|canary))"
                       r"(?![a-z])")
-_CMP = r"(?:above|over|below|under|higher than|lower than|more than|less than|greater than|exceeds?)"
+_CMP = (r"(?:>=?|<=?|≥|≤|above|over|below|under|higher than|lower than|more than|less than|greater than|exceeds?|"
+        r"slower than|worse than)")
 _OBJECT = (r"(?:regress\w*|breach\w*|exceed\w*|spike\w*|degrad\w*|violat\w*|slos?|slas?|p\d{2}(?:\.\d)?|latency|"
            r"canary|errors?|error rate|alert\w*|threshold|baseline|hit rate|budget|guardrail|reloads?|evictions?|"
            r"compiles?|recompiles?|starv\w*|utili[sz]ation|throughput|accuracy|tail|slowest|percentile|"
-           r"" + _CMP + r" (?:\w+ ){0,3}?(?:\d|the (?:old|previous|baseline|slo|target)|slo|target))")
+           r"" + _CMP + r" (?:\w+ ){0,3}?(?:\d|the (?:old|previous|baseline|slo|target|current|existing)|slo|target))")
 CONDITION = re.compile(r"(?<![a-z])(?:(?:(?:if|when|whenever|unless|once|upon|in case|the moment|as soon as|"
                        r"until)(?![a-z])[^.;\n]{0,120}?|on (?:a |an |any |the )?(?:\w+ ){0,2}?)(?<![a-z])" + _OBJECT +
                        r"(?![a-z])|(?:p\d{2}(?:\.\d)?|latency|[a-z]+ rate|reloads?|errors?|util\w*)"
                        r"\s?(?:>=?|<=?|≥|≤)\s?\d|"
                        # a plain regression of a named thing: "if that slice gets slower" (not "if it gets worse")
                        r"(?:if|when|whenever|once|the moment|as soon as)\s+(?!(?:it|things|this|that|anything|stuff|"
-                       r"something|we)\s)(?:[\w'-]+\s+){1,8}?(?:is|are|gets?|goes|go|looks?|runs?|becomes?)\s+"
-                       r"(?:\w+\s+)?(?:worse|slower|stuck|higher|longer))")
+                       r"something|we)\s+(?:is|are|gets?|goes|go|looks?|runs?|becomes?)\s)(?:[\w'-]+\s+){1,8}?"
+                       r"(?:is|are|gets?|goes|go|looks?|runs?|becomes?)\s+(?:\w+\s+)?(?:worse|slower|stuck|higher|longer))")
 _RELEASE = (r"(?:ship\w*|release\w*|go out|go live|goes live|launch\w*|roll ?out|deploy\w*|migrat\w*|promot\w*|"
             r"expand\w*|enabl\w*|merg\w*|widen\w*|go wider|sign(?:ed)? off|approv\w*|turn (?:it )?on|onboard\w*|"
             r"move\w*|switch\w*|cut over|flip\w*|let\w*|size\w*)")
@@ -79,6 +80,17 @@ GATE_FIRST = re.compile(r"(?<![a-z])(?:(?:until|unless|only (?:once|after|when|i
                         r"(?:don'?t|do not|won'?t|not|never|no) (?:\w+ ){0,4}?" + _RELEASE + r")|" + _RELEASE +
                         r" only (?:with|behind|after|on|through) (?:a |an |the )?(?:[\w-]+ ){0,2}?"
                         r"(?:canary|load[- ]test|validation|sign-?off|pilot|trial))")
+# "ship behind a canary and revert if it's worse": a vague regression made concrete by a trial to compare against
+TRIAL = re.compile(r"(?<![a-z])(?:canar\w*|small (?:share|slice|percent\w*|fraction|subset|group|cohort)|"
+                   r"\d+ ?% (?:of )?(?:traffic|users|requests|the fleet|hosts|pods)|pilot|trial|a/b|shadow)")
+VAGUE_WORSE = re.compile(r"(?<![a-z])(?:if|when|once)\s+(?:it|things|this|that)(?:'?s| is| gets| looks| goes| runs)"
+                         r"\s+(?:\w+\s+)?(?:worse|slower)")
+# the release held on a condition or a validation, said the other way round
+HELD = re.compile(r"(?<![a-z])(?:if|unless|until)(?![a-z])[^.\n]{0,120}?(?:release|rollout|launch|deploy\w*|ship\w*) "
+                  r"(?:waits|is held|gets held|is blocked|is paused|stays? (?:held|back))|"
+                  r"(?<![a-z])(?:load[- ]test|canary|benchmark|replay|validation|trial)[^.\n]{0,100}?before "
+                  r"(?:anything|it|this|we|the \w+|any \w+)\s+(?:\w+\s+){0,2}?(?:ships?|releases?|goes? (?:out|live)|"
+                  r"is released|rolls? out|deploys?|launch\w*)")
 GENERIC = {"the", "a", "an", "our", "some", "any", "whole", "this", "that", "my", "your", "every", "other", "entire",
            "same", "relevant", "appropriate", "responsible", "their", "his", "her", "clear", "named", "single",
            "accountable", "one", "new", "right", "proper", "dedicated", "should", "must", "will", "can", "which",
@@ -97,7 +109,9 @@ OWNER_NOUN = re.compile(r"([a-z][a-z/&-]{1,30})(?: ([a-z][a-z/&-]{1,30}))? (?:te
 OWNER_LABEL = re.compile(r"(?<![a-z])(?:owners?|owned by|who|dri|accountable)\s?[:=-]\s?(?:(?:me|myself|i)(?![a-z])|"
                          r"(?!(?:the )?(?:team|someone|somebody|whoever|tbd|n/a|none|us|we|everyone|all|owners?)\b)"
                          r"[a-z][a-z'&-]{1,30}(?:\s|/)[a-z(][a-z'&-]{1,30})")
-I_OWN = re.compile(r"(?<![a-z])(?:mine(?: to own)?(?= /|,|\.| and )|(?:i|i'll|i will|i'd|i would|i'm|i am|me)"
+I_OWN = re.compile(r"(?<![a-z])(?:mine(?: to own)?(?= /|,|\.| and )|"
+                   r"(?:i'?m|i am) the one (?:who'?d|who will|who would|to) (?:own|drive|lead)|"
+                   r"(?:i|i'll|i will|i'd|i would|i'm|i am|me)"
                    r"(?:\s\w+){0,2}\s(?:own|owning|drive|driving|be accountable|take (?:ownership|it|this)|"
                    r"on the hook|responsible|the owner|the dri|sign off))")
 # a team named in a story is not an owner: the sentence must give it the work or the accountability
