@@ -85,6 +85,7 @@ def test_the_iteration_cost_by_hand():
         assert price(*args) == cost.seconds(*args)
     one = IterationCost.of(model, Hardware(cores=1, peak_flops_per_core=50e12, hbm_bandwidth_bytes_per_s=1.6e12))
     assert one.reduce_seconds(100) == 0.0  # nothing to all-reduce on one core
+    assert one.pricer()(33, 5e5, 4e5) == one.seconds(33, 5e5, 4e5)
 
 
 def test_the_compiled_plan_moves_iteration_time_the_physical_way():

@@ -159,7 +159,7 @@ class IterationCost:
         hw, d, layers = self.hw, self.model.d_model, self.model.layers
         att_f, peak = 4.0 * d, hw.cores * hw.peak_flops_per_core
         kv, bw, launch = 2.0 * d * ITEM, hw.hbm_bandwidth_bytes_per_s, hw.launch_s
-        reduce = self.reduce_seconds
+        parts = 3 * hw.cores + 1  # the all-reduces, as reduce_seconds moves them (none on one core)
 
         def seconds(tokens: int, keys: float, cached: float, rows: int | None = None, generic: bool = False) -> float:
             if tokens <= 0:
@@ -168,7 +168,8 @@ class IterationCost:
             s = dense_memo.get(key)
             if s is None:
                 s = dense(*key)
-            layer = s + reduce(tokens) + max(att_f * keys / peak, kv * (cached + tokens) / bw) + launch
+            reduce = 2 * (launch + parts * tokens * d * ITEM / bw) if parts > 4 else 0.0
+            layer = s + reduce + max(att_f * keys / peak, kv * (cached + tokens) / bw) + launch
             return layers * layer
 
         return seconds
