@@ -113,6 +113,12 @@ def mechanism(drill: Drill, segs: list[str], norms: list[str]) -> Element:
     return Element(False, "", hint, question)
 
 
+# a sentence that proposes evidence, not a change ('a same-seed run of A versus B would nail it', 'Proof: ...')
+PROOF = re.compile(r"(?:^\s*(?:proof|prove|check|artifact|artefact|evidence|to prove it)\s*:|(?<![a-z])(?:same[- ]seed|"
+                   r"replay\w*|side[- ]by[- ]side|versus|vs\.?|would (?:nail|show|prove|confirm)))(?![a-z])")
+ROLLBACK_LABEL = re.compile(r"^\s*(?:rollback|roll back|roll-back|release|release decision|decision|revert plan)\s*:")
+
+
 def artifact(segs: list[str], norms: list[str], drill: Drill, stuffed: bool) -> Element:
     for s, n in zip(segs, norms, strict=True):
         noun = has(n, EVIDENCE_NOUNS)
@@ -155,11 +161,19 @@ def _acts_on(n: str, words: frozenset[str]) -> bool:
     return False
 
 
+def _conditional_way_back(n: str) -> bool:
+    """A way back tied to a condition: the rollback plan ('revert to WFQ if batch p99 breaches'), not the fix."""
+    if ROLLBACK_LABEL.match(n):
+        return True
+    return any(CONDITION.search(n[max(0, m.start() - 160):m.end() + 160]) for m in WAY_BACK.finditer(n))
+
+
 def fix(segs: list[str], norms: list[str], drill: Drill, stuffed: bool) -> Element:
     words = fix_words(drill)
     for s, n in zip(segs, norms, strict=True):
         body = re.sub(r"^\s*[a-z /&]{1,30}:\s", " ", n)  # past a 'Fix:' label, which is no action by itself
-        if bare_run(n) or content_words(body) < 2:
+        if bare_run(n) or content_words(body) < 2 or _conditional_way_back(n) or (
+                PROOF.search(n) and not FIX_MARKER.search(n)):
             continue
         if FIX_LABEL.match(n) and (has(body, drill.rubric.fix_terms) or _names(body, words)):
             return Element(True, quote(s), "")  # "fix: max_delay back to 2 ms", "fix: least-loaded dispatch"
