@@ -236,6 +236,7 @@ def rollback(segs: list[str], norms: list[str], stuffed: bool) -> Element:
                    "What is the rollback boundary: what would you go back to, and on what signal?")
 
 
+FIGURES = re.compile(r"\d(?:\.\d+)?\s?(?:ms|s|%)(?![a-z])|\d\s?(?:->|→|to)\s?~?\d")  # a measured change, with units
 CONDITIONAL = re.compile(r"(?:if|unless|when|once|until|should)\W+(?:\w+\W+){0,3}$")
 
 
@@ -244,9 +245,10 @@ def workload(segs: list[str], norms: list[str], drill: Drill) -> Element:
     moved = "|".join(re.escape(d) for d in DIRECTION) + r"|\d+(?:\.\d+)?\s?(?:x|%|ms|s)\b|->"
     near = re.compile(rf"(?<![a-z])(?:{metric})\w{{0,12}}(?:\W{{1,4}}\w{{1,{40}}}){{0,8}}?\W{{1,4}}(?:{moved})")
     for i, (s, n) in enumerate(zip(segs, norms, strict=True)):
-        # the moved metric here (not a rollback's "if p99 goes above"), the workload here or within two sentences
+        # the moved metric here (not a rollback's "if p99 goes above"), the workload here or within two sentences;
+        # a comma run of figures ("p99 15 -> 1040 ms, p95 5.7 -> 3.1") is data, not a run of bare terms
         m = near.search(n)
-        if not m or bare_run(n) or CONDITIONAL.search(n[:m.start()]):
+        if not m or (bare_run(n) and not FIGURES.search(n)) or CONDITIONAL.search(n[:m.start()]):
             continue
         if has(" ".join(norms[max(0, i - 2):i + 3]), drill.rubric.workload_terms):
             return Element(True, quote(s), "")
