@@ -74,6 +74,7 @@ def test_text_summary_and_chrome_trace(tmp_path):
     ("[serving.kv]", "[serving.kv]\nblok_size = 3", "serving.kv.blok_size = 3"),
     ("[serving.kv]", "[serving.buckets]\nsizes = [64, 32]\n[serving.kv]", "serving.buckets.sizes = [64, 32]"),
     ("[serving.kv]", '[serving.buckets]\nout_of_envelope = "pad"\n[serving.kv]', "serving.buckets.out_of_envelope"),
+    ("[serving.kv]", '[serving.buckets]\nfusion = "max"\n[serving.kv]', "serving.buckets.fusion"),
 ])
 def test_bad_values_are_one_clear_line_and_status_2(tmp_path, old, new, key):
     f = tmp_path / "bad.toml"
