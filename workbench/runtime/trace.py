@@ -147,6 +147,7 @@ class Trace:
 
     def queue_depth(self) -> tuple[np.ndarray, np.ndarray]:
         """(times, requests waiting after each change): +1 on enqueue, -1 when its service starts or it is refused.
+        Depths are int32 (int64 past 2**31 changes): the curve is the summary's largest temporary.
 
         A request in a sealed static batch that waits for a core is still waiting, so the
         curve obeys Little's law with ``wait_s`` (start - arrival) under every batching policy.
@@ -180,7 +181,7 @@ class Trace:
         step = np.ones(2 * m, dtype=np.int8)
         step[at_leave] = -1
         del at_leave
-        return t, np.cumsum(step, dtype=np.int64)
+        return t, np.cumsum(step, dtype=np.int32 if 2 * m < 2**31 else np.int64)  # depth <= m
 
     def to_chrome(self, path: str | Path, max_batches: int = 200_000) -> int:
         """Write the Chrome trace event JSON; returns the number of batch slices written."""
@@ -220,4 +221,4 @@ def queue_depth_reference(trace: Trace) -> tuple[np.ndarray, np.ndarray]:
     t = np.concatenate([trace.arrival_s[enq], leave])
     d = np.concatenate([np.ones(enq.sum(), dtype=np.int64), -np.ones(enq.sum(), dtype=np.int64)])
     order = np.lexsort((-d, t))  # at equal times, enqueue before leave
-    return t[order], np.cumsum(d[order])
+    return t[order], np.cumsum(d[order], dtype=np.int32 if len(t) < 2**31 else np.int64)
