@@ -20,8 +20,8 @@ from workbench.grading.drills import load_drills
 from workbench.grading.evaluate import GOALS, evaluate, load_corpus
 
 LABELS = Path(__file__).parent / "grader_labels"
-FINAL = "F"  # the held-out writer of tests/benchmarks/grader_eval.py
-BELOW_GOAL = {"workload": 0.82, "fix": 0.83}  # whole corpus 2026-12-03: 0.84 and 0.85; the goal is 0.9
+FINAL = "G"  # the held-out writer of tests/benchmarks/grader_eval.py (F was scored once, then tuned on)
+BELOW_GOAL = {"workload": 0.83, "fix": 0.86}  # whole corpus 2026-12-04: 0.85 and 0.88; the goal is 0.9
 
 
 def test_the_corpus_is_large_spread_and_labelled_consistently():
@@ -41,7 +41,7 @@ def test_the_corpus_is_large_spread_and_labelled_consistently():
 
 
 def test_the_whole_corpus_stays_above_the_goals_floor():
-    tuned_and_left_out = [a for a in load_corpus(LABELS) if a["writer"] != FINAL]  # F is scored once, never enforced
+    tuned_and_left_out = [a for a in load_corpus(LABELS) if a["writer"] != FINAL]  # the final set is never enforced
     ev = evaluate(tuned_and_left_out, load_drills())
     for element, m in ev.per_element.items():
         assert m["accuracy"] >= BELOW_GOAL.get(element, GOALS["element"]), (element, m)

@@ -40,7 +40,9 @@ def main(argv: list[str]) -> None:
     print("\n== every writer" + ("" if final else f" except {FINAL}") + ", pooled")
     ev = evaluate(answers, drills)
     print(format_evaluation(ev, drills=True))
-    if final:
+    if final and not any(a["writer"] == FINAL for a in corpus):
+        print(f"\n== FINAL: writer {FINAL} is not in the corpus yet: nothing to score")
+    elif final:
         ev = evaluate([a for a in corpus if a["writer"] == FINAL], drills)
         print(f"\n== FINAL: writer {FINAL}, scored once\n" + format_evaluation(ev, drills=True))
         print("goals missed: " + ("; ".join(ev.meets_goals()) or "none"))
