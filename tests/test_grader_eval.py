@@ -30,10 +30,12 @@ def test_the_corpus_is_large_spread_and_labelled_consistently():
     writers = Counter(a["writer"] for a in corpus)
     new = {w: n for w, n in writers.items() if w != "legacy"}
     assert len(corpus) >= 400 and len(new) >= 4 and sum(new.values()) >= 360
-    labelled = {d for d in drills if not drills[d].scenario.name.startswith("llm_")}  # token drills: not yet
+    labelled = {d for d in drills if not drills[d].scenario.name.startswith("llm_")}
     assert len(labelled) >= 10
-    for w in new:
-        assert {a["drill"] for a in corpus if a["writer"] == w} == labelled, w
+    token = {d for d in drills if drills[d].scenario.name.startswith("llm_")}
+    for w in new:  # a writer answers all ten request-level drills, or (writer H, partial) token drills only
+        mine = {a["drill"] for a in corpus if a["writer"] == w}
+        assert mine == labelled or (mine and mine <= token), w
     assert len({(a["writer"], a["id"]) for a in corpus}) == len(corpus)
     for a in corpus:  # the verdict follows from the labels, by the grader's own rule
         core = sum(bool(a["labels"][e]) for e in ("mechanism", "artifact", "owner", "rollback"))
