@@ -47,7 +47,7 @@ def run(tenants, n: int = 600, seed: int = 3, **kw) -> ServingRun:
 def test_one_sequence_alone_costs_exactly_its_prefill_then_its_decodes():
     r = run([chat(0.01, prompt=400, out=50, out_sigma=0.0)], n=1)
     tr = simulate_tokens(r)
-    cost = IterationCost.of(r.model, r.hardware)
+    cost = IterationCost.of_run(r)
     p, n = int(tr.requests.prompt[0]), int(tr.requests.output[0])
     t = tr.requests.arrival_s[0] + cost.prefill_seconds(p)
     expected = [t]
@@ -121,7 +121,7 @@ def test_every_token_once_and_kv_within_capacity_under_preemption(preemption, ch
     for i in range(len(tr.finish_s)):
         mine = tr.token_s[tr.token_offset[i]:tr.token_offset[i + 1]]
         assert (np.diff(mine) > 0).all() and mine[-1] == tr.finish_s[i]
-    cost = IterationCost.of(r.model, r.hardware)
+    cost = IterationCost.of_run(r)
     floor = np.array([cost.prefill_seconds(int(p)) for p in tr.requests.prompt])
     assert (ttft_s(tr) >= floor - 1e-12).all()  # no first token before a whole prefill could have run
     assert tr.it_blocks_used.max() <= r.kv.blocks

@@ -53,13 +53,42 @@ def transformer_block(d_model: int = 1024, heads: int = 16, d_ff: int | None = N
     c = b.add("merge", Op.MERGE_HEADS, (c,))
     o = b.add("attn_out", Op.MATMUL, (c, wo))
     r1 = b.add("residual1", Op.ADD, (x, o))
+    return b.build((_residual_mlp(b, r1, w1, b1, w2),))
+
+
+def _residual_mlp(b: Builder, r1: str, w1: str, b1: str, w2: str) -> str:
+    """The pre-norm MLP sub-block on the residual stream ``r1``: norm, up, bias, GELU, down, residual add."""
     h = b.add("ln2", Op.LAYERNORM, (r1,))
     h = b.add("up", Op.MATMUL, (h, w1))
     h = b.add("up_bias", Op.BIAS_ADD, (h, b1))
     h = b.add("gelu", Op.GELU, (h,))
     h = b.add("down", Op.MATMUL, (h, w2))
-    r2 = b.add("residual2", Op.ADD, (r1, h))
-    return b.build((r2,))
+    return b.add("residual2", Op.ADD, (r1, h))
+
+
+def layer_shard(d_model: int, d_ff: int, cores: int) -> Graph:
+    """One core's share of a pre-norm decoder layer's dense part, tensor-parallel over ``cores``
+    (Megatron-LM's split: QKV and MLP up-projection by columns, output and down-projection by rows).
+
+    Inputs: ``x`` (the residual stream, ``[batch, seq, d_model]``) and ``attn`` (this core's
+    heads' attention output, ``[batch, seq, d_model / cores]``). Outputs: ``qkv`` (this core's
+    heads' queries, keys and values, for the attention kernel) and the layer's output (a
+    partial sum until the all-reduce). Widths that do not divide are rounded up.
+    """
+    qkv_cols, heads_cols, ff_cols = -(-3 * d_model // cores), -(-d_model // cores), -(-d_ff // cores)
+    b = Builder("decoder_layer_shard")
+    x = b.add("x", Op.INPUT, shape=("batch", "seq", d_model))
+    attn = b.add("attn", Op.INPUT, shape=("batch", "seq", heads_cols))
+    w_qkv = b.add("w_qkv", Op.PARAM, shape=(d_model, qkv_cols))
+    w_o = b.add("w_o", Op.PARAM, shape=(heads_cols, d_model))
+    w1 = b.add("w1", Op.PARAM, shape=(d_model, ff_cols))
+    b1 = b.add("b1", Op.PARAM, shape=(ff_cols,))
+    w2 = b.add("w2", Op.PARAM, shape=(ff_cols, d_model))
+    h = b.add("ln1", Op.LAYERNORM, (x,))
+    qkv = b.add("qkv", Op.MATMUL, (h, w_qkv))
+    o = b.add("attn_out", Op.MATMUL, (attn, w_o))
+    r1 = b.add("residual1", Op.ADD, (x, o))
+    return b.build((qkv, _residual_mlp(b, r1, w1, b1, w2)))
 
 
 def conv_block(channels: int = 128, kernel: int = 3) -> Graph:

@@ -48,7 +48,7 @@ def simpy_peer(run: ServingRun) -> tuple[np.ndarray, np.ndarray]:
     import simpy
 
     req = draw(run.tenants, run.requests, run.seed)
-    cost = IterationCost.of(run.model, run.hardware)
+    cost = IterationCost.of_run(run)
     budget, seats = run.scheduler.max_num_batched_tokens, run.scheduler.max_num_seqs
     n = run.requests
     prompt, out = req.prompt.tolist(), req.output.tolist()

@@ -45,8 +45,10 @@ from workbench.grading.lexicon import (
     OWNER_LABEL,
     OWNER_NOUN,
     OWNS,
+    PROOF,
     QUALIFIERS,
     ROLES,
+    ROLLBACK_LABEL,
     TRIAL,
     VAGUE_WORSE,
     WAY_BACK,
@@ -113,12 +115,6 @@ def mechanism(drill: Drill, segs: list[str], norms: list[str]) -> Element:
     return Element(False, "", hint, question)
 
 
-# a sentence that proposes evidence, not a change ('a same-seed run of A versus B would nail it', 'Proof: ...')
-PROOF = re.compile(r"(?:^\s*(?:proof|prove|check|artifact|artefact|evidence|to prove it)\s*:|(?<![a-z])(?:same[- ]seed|"
-                   r"replay\w*|side[- ]by[- ]side|versus|vs\.?|would (?:nail|show|prove|confirm)))(?![a-z])")
-ROLLBACK_LABEL = re.compile(r"^\s*(?:rollback|roll back|roll-back|release|release decision|decision|revert plan)\s*:")
-
-
 def artifact(segs: list[str], norms: list[str], drill: Drill, stuffed: bool) -> Element:
     for s, n in zip(segs, norms, strict=True):
         noun = has(n, EVIDENCE_NOUNS)
@@ -161,18 +157,21 @@ def _acts_on(n: str, words: frozenset[str]) -> bool:
     return False
 
 
-def _conditional_way_back(n: str) -> bool:
-    """A way back tied to a condition: the rollback plan ('revert to WFQ if batch p99 breaches'), not the fix."""
-    if ROLLBACK_LABEL.match(n):
-        return True
-    return any(CONDITION.search(n[max(0, m.start() - 160):m.end() + 160]) for m in WAY_BACK.finditer(n))
+def _tied_way_back(n: str) -> bool:
+    """A way back tied to a condition ('revert to WFQ if batch p99 breaches', 'ship on a canary and revert if
+    it is worse'): what counts as a rollback, and so never as the fix."""
+    for m in WAY_BACK.finditer(n):
+        window = n[max(0, m.start() - 160):m.end() + 160]  # the condition is attached to the way back
+        if CONDITION.search(window) or (VAGUE_WORSE.search(window) and TRIAL.search(n)):
+            return True
+    return False
 
 
 def fix(segs: list[str], norms: list[str], drill: Drill, stuffed: bool) -> Element:
     words = fix_words(drill)
     for s, n in zip(segs, norms, strict=True):
         body = re.sub(r"^\s*[a-z /&]{1,30}:\s", " ", n)  # past a 'Fix:' label, which is no action by itself
-        if bare_run(n) or content_words(body) < 2 or _conditional_way_back(n) or (
+        if bare_run(n) or content_words(body) < 2 or ROLLBACK_LABEL.match(n) or _tied_way_back(n) or (
                 PROOF.search(n) and not FIX_MARKER.search(n)):
             continue
         if FIX_LABEL.match(n) and (has(body, drill.rubric.fix_terms) or _names(body, words)):
@@ -224,12 +223,8 @@ def rollback(segs: list[str], norms: list[str], stuffed: bool) -> Element:
     for s, n in zip(segs, norms, strict=True):
         if stuffed and bare_run(n):
             continue
-        if GATE.search(n) or GATE_FIRST.search(n) or HELD.search(n):
+        if GATE.search(n) or GATE_FIRST.search(n) or HELD.search(n) or _tied_way_back(n):
             return Element(True, quote(s), "")
-        for m in WAY_BACK.finditer(n):
-            window = n[max(0, m.start() - 160):m.end() + 160]  # the condition is attached to the way back
-            if CONDITION.search(window) or (VAGUE_WORSE.search(window) and TRIAL.search(n)):
-                return Element(True, quote(s), "")
     return Element(False, "", "give a way back tied to a condition (e.g. keep the previous plan loaded and revert "
                               "if canary p99 regresses) or hold the release until a named validation passes; "
                               "'we can always roll back' is not a rollback plan",

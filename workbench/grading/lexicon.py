@@ -91,6 +91,10 @@ HELD = re.compile(r"(?<![a-z])(?:if|unless|until)(?![a-z])[^.\n]{0,120}?(?:relea
                   r"(?<![a-z])(?:load[- ]test|canary|benchmark|replay|validation|trial)[^.\n]{0,100}?before "
                   r"(?:anything|it|this|we|the \w+|any \w+)\s+(?:\w+\s+){0,2}?(?:ships?|releases?|goes? (?:out|live)|"
                   r"is released|rolls? out|deploys?|launch\w*)")
+# a sentence that proposes evidence, not a change ('a same-seed run of A versus B would nail it', 'Proof: ...')
+PROOF = re.compile(r"(?:^\s*(?:proof|prove|check|artifact|artefact|evidence|to prove it)\s*:|(?<![a-z])(?:same[- ]seed|"
+                   r"replay\w*|side[- ]by[- ]side|versus|vs\.?|would (?:nail|show|prove|confirm)))(?![a-z])")
+ROLLBACK_LABEL = re.compile(r"^\s*(?:rollback|roll back|roll-back|release|release decision|decision|revert plan)\s*:")
 GENERIC = {"the", "a", "an", "our", "some", "any", "whole", "this", "that", "my", "your", "every", "other", "entire",
            "same", "relevant", "appropriate", "responsible", "their", "his", "her", "clear", "named", "single",
            "accountable", "one", "new", "right", "proper", "dedicated", "should", "must", "will", "can", "which",

@@ -181,7 +181,7 @@ class Trace:
         step = np.ones(2 * m, dtype=np.int8)
         step[at_leave] = -1
         del at_leave
-        return t, np.cumsum(step, dtype=np.int32 if 2 * m < 2**31 else np.int64)  # depth <= m
+        return t, np.cumsum(step, dtype=_depth_dtype(2 * m))
 
     def to_chrome(self, path: str | Path, max_batches: int = 200_000) -> int:
         """Write the Chrome trace event JSON; returns the number of batch slices written."""
@@ -221,4 +221,9 @@ def queue_depth_reference(trace: Trace) -> tuple[np.ndarray, np.ndarray]:
     t = np.concatenate([trace.arrival_s[enq], leave])
     d = np.concatenate([np.ones(enq.sum(), dtype=np.int64), -np.ones(enq.sum(), dtype=np.int64)])
     order = np.lexsort((-d, t))  # at equal times, enqueue before leave
-    return t[order], np.cumsum(d[order], dtype=np.int32 if len(t) < 2**31 else np.int64)
+    return t[order], np.cumsum(d[order], dtype=_depth_dtype(len(t)))
+
+
+def _depth_dtype(changes: int) -> type:
+    """int32 for a depth curve of fewer than 2**31 changes (its depth cannot exceed them), else int64."""
+    return np.int32 if changes < 2**31 else np.int64

@@ -6,7 +6,7 @@ attention output and MLP down-projections by rows, so each core holds ``1/cores`
 layer's weights. One iteration of ``T`` new tokens (prefill chunks plus one per running
 decode) costs, per layer:
 
-- **dense kernels**: :func:`layer_shard`, one core's share of the layer as a graph, is fused
+- **dense kernels**: :func:`~workbench.models.layer_shard`, one core's share of the layer as a graph, is fused
   by the compiler (:func:`~workbench.compiler.fusion.fuse_ops` at the run's fusion level)
   and every kernel is tiled for ``T`` rows and costed by the compiler's roofline model
   (:meth:`~workbench.compiler.plan.Plan.phases`: weights, activations, spills, launch). All
@@ -36,42 +36,13 @@ from dataclasses import dataclass, field
 from workbench.compiler.cost import choose_layout
 from workbench.compiler.fusion import fuse_ops
 from workbench.compiler.plan import GENERIC_TILING, CompileOptions, Mapping, Plan
-from workbench.graph import DTYPE_BYTES, Builder, Graph, Op
+from workbench.graph import DTYPE_BYTES, Op
 from workbench.hardware import Hardware
+from workbench.models import layer_shard
 from workbench.serving.config import Decoder
 
 ITEM = DTYPE_BYTES["bf16"]  # bytes per element of activations, weights and KV
 TUNE_ROWS = 16  # the shape the shown layout is chosen at; the plan re-tiles for every row count it meets
-
-
-def layer_shard(d_model: int, d_ff: int, cores: int) -> Graph:
-    """One core's share of a pre-norm decoder layer's dense part, tensor-parallel over ``cores``.
-
-    Inputs: ``x`` (the residual stream, ``[batch, seq, d_model]``) and ``attn`` (this core's
-    heads' attention output, ``[batch, seq, d_model / cores]``). Outputs: ``qkv`` (this core's
-    heads' queries, keys and values, for the attention kernel) and the layer's output (a
-    partial sum until the all-reduce). Widths that do not divide are rounded up.
-    """
-    qkv_cols, heads_cols, ff_cols = -(-3 * d_model // cores), -(-d_model // cores), -(-d_ff // cores)
-    b = Builder("decoder_layer_shard")
-    x = b.add("x", Op.INPUT, shape=("batch", "seq", d_model))
-    attn = b.add("attn", Op.INPUT, shape=("batch", "seq", heads_cols))
-    w_qkv = b.add("w_qkv", Op.PARAM, shape=(d_model, qkv_cols))
-    w_o = b.add("w_o", Op.PARAM, shape=(heads_cols, d_model))
-    w1 = b.add("w1", Op.PARAM, shape=(d_model, ff_cols))
-    b1 = b.add("b1", Op.PARAM, shape=(ff_cols,))
-    w2 = b.add("w2", Op.PARAM, shape=(ff_cols, d_model))
-    h = b.add("ln1", Op.LAYERNORM, (x,))
-    qkv = b.add("qkv", Op.MATMUL, (h, w_qkv))
-    o = b.add("attn_out", Op.MATMUL, (attn, w_o))
-    r1 = b.add("residual1", Op.ADD, (x, o))
-    h = b.add("ln2", Op.LAYERNORM, (r1,))
-    h = b.add("up", Op.MATMUL, (h, w1))
-    h = b.add("up_bias", Op.BIAS_ADD, (h, b1))
-    h = b.add("gelu", Op.GELU, (h,))
-    h = b.add("down", Op.MATMUL, (h, w2))
-    r2 = b.add("residual2", Op.ADD, (r1, h))
-    return b.build((qkv, r2))
 
 
 def kv_bytes_per_token(model: Decoder) -> float:
@@ -95,6 +66,11 @@ class IterationCost:
         """The cost model of ``model`` on ``hw``, the layer fused at ``fusion``, the fallback ``generic_slowdown``
         times slower than its roofline (memoised: the costs are pure functions of these)."""
         return _cost_model(model, hw, fusion, float(generic_slowdown))
+
+    @classmethod
+    def of_run(cls, run) -> IterationCost:
+        """The cost model a :class:`~workbench.serving.engine.ServingRun` prices its iterations with."""
+        return cls.of(run.model, run.hardware, run.buckets.fusion, run.buckets.generic_slowdown)
 
     @property
     def weight_bytes(self) -> float:
@@ -159,7 +135,7 @@ class IterationCost:
         hw, d, layers = self.hw, self.model.d_model, self.model.layers
         att_f, peak = 4.0 * d, hw.cores * hw.peak_flops_per_core
         kv, bw, launch = 2.0 * d * ITEM, hw.hbm_bandwidth_bytes_per_s, hw.launch_s
-        parts = 3 * hw.cores + 1  # the all-reduces, as reduce_seconds moves them (none on one core)
+        parts, shared = 3 * hw.cores + 1, hw.cores > 1  # the all-reduces, as reduce_seconds moves them
 
         def seconds(tokens: int, keys: float, cached: float, rows: int | None = None, generic: bool = False) -> float:
             if tokens <= 0:
@@ -168,7 +144,7 @@ class IterationCost:
             s = dense_memo.get(key)
             if s is None:
                 s = dense(*key)
-            reduce = 2 * (launch + parts * tokens * d * ITEM / bw) if parts > 4 else 0.0
+            reduce = 2 * (launch + parts * tokens * d * ITEM / bw) if shared else 0.0
             layer = s + reduce + max(att_f * keys / peak, kv * (cached + tokens) / bw) + launch
             return layers * layer
 

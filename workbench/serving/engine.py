@@ -95,7 +95,7 @@ def simulate_tokens(run: ServingRun) -> ServingTrace:
     """Run ``run`` to the last token of every request (deterministic for its seed)."""
     check_run(run)
     req = draw(run.tenants, run.requests, run.seed)
-    cost = IterationCost.of(run.model, run.hardware, run.buckets.fusion, run.buckets.generic_slowdown)
+    cost = IterationCost.of_run(run)
     state = ServingState(req, run.kv, run.scheduler.policy, cost.kv_bytes_per_token())
     sched = scheduler_for(run.scheduler)
     swap_bw = run.kv.swap_bandwidth_bytes_per_s

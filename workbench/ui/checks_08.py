@@ -22,8 +22,7 @@ ITL_P99_S, TTFT_P99_S = 1.0e-3, 11.5e-3  # exercise 4's two targets (s)
 
 
 def _cost(scenario) -> IterationCost:
-    run = scenario.run
-    return IterationCost.of(run.model, run.hardware, run.buckets.fusion, run.buckets.generic_slowdown)
+    return IterationCost.of_run(scenario.run)
 
 
 def decode_ridge(scenario, batch: Any) -> str:
