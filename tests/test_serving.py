@@ -78,6 +78,7 @@ def test_the_iteration_cost_by_hand():
     reduce = 2 * (5e-6 + (3 * 2 + 1) * 1 * 256 * 2 / 1.6e12)
     attention = 5e-6 + max(4 * 256 * 1000 / 100e12, 2 * 256 * 2 * 1000 / 1.6e12)  # context 999 + itself
     assert cost.decode_seconds(999) == pytest.approx(dense + reduce + attention, rel=1e-9)
+    assert cost.launches_per_layer() == 10 + 2 + 1  # ten unfused kernels, two all-reduces, attention
     assert causal_keys(0, 4) == 1 + 2 + 3 + 4 and causal_keys(10, 2) == 11 + 12
     price = cost.pricer()  # the loop's bound form: the same arithmetic, bit for bit
     for args in [(1, 1000.0, 999.0), (700, causal_keys(0, 700), 0.0), (33, 5e5, 4e5), (0, 0.0, 0.0),

@@ -79,6 +79,11 @@ class IterationCost:
         shard = sum(n.bytes(one) for n in self.plan.graph.nodes if n.op == Op.PARAM)
         return float(shard * self.hw.cores * self.model.layers)
 
+    def launches_per_layer(self) -> int:
+        """Kernel launches one layer of an iteration pays: the compiled kernels, the two all-reduces (with more
+        than one core) and the attention kernel."""
+        return len(self.mapping.kernels) + (2 if self.hw.cores > 1 else 0) + 1
+
     def kv_bytes_per_token(self) -> float:
         """K and V of one token across all layers (bytes): what a KV block of ``block_size`` tokens holds per token."""
         return kv_bytes_per_token(self.model)
