@@ -14,6 +14,7 @@ final configuration over the baseline: ``(p99_before - p99_after) / p99_before``
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from workbench.analysis.metrics import summarize
@@ -126,17 +127,27 @@ class LoopResult:
         return {"bucket_hit_rate": s["bucket_hit_rate"], "prediction_error": s["prediction_error"]}
 
 
-def closed_loop(scenario: Scenario, threshold: float = 0.05, actions: list[Action] | None = None) -> LoopResult:
-    """Run the baseline, propose actions (or take ``actions``), measure, guard and combine them."""
-    baseline = run_scenario(scenario)
-    summary = summarize(baseline)
+def measure(scenario: Scenario) -> tuple[Trace, dict]:
+    """Simulate a scenario and summarise it: the closed loop's default way to measure a configuration."""
+    trace = run_scenario(scenario)
+    return trace, summarize(trace)
+
+
+def closed_loop(scenario: Scenario, threshold: float = 0.05, actions: list[Action] | None = None,
+                run: Callable[[Scenario], tuple[Trace, dict]] = measure) -> LoopResult:
+    """Run the baseline, propose actions (or take ``actions``), measure, guard and combine them.
+
+    ``run`` measures one configuration (default :func:`measure`); runs are deterministic per
+    scenario and seed, so a caller may memoise it (a panel whose threshold moves re-guards
+    the same runs instead of simulating them again).
+    """
+    baseline, summary = run(scenario)
     loop = LoopResult(scenario, baseline, summary)
     before = loop.before
     runs = {}  # id(action) -> (scenario, trace, summary): kept so the chosen run is not simulated twice
     for action in propose(scenario, baseline, summary) if actions is None else actions:
         sc = action.apply(scenario)
-        trace = run_scenario(sc)
-        s = summarize(trace)
+        trace, s = run(sc)
         effect = Effect.of(s)
         loop.results.append(ActionResult(action, effect, guard(before, effect, threshold)))
         runs[id(action)] = (sc, trace, s)
@@ -149,8 +160,7 @@ def closed_loop(scenario: Scenario, threshold: float = 0.05, actions: list[Actio
         combined = scenario
         for r in accepted:
             combined = r.action.apply(combined)
-        trace = run_scenario(combined)
-        s = summarize(trace)
+        trace, s = run(combined)
         loop.combined_verdict = guard(before, Effect.of(s), threshold)
         if loop.combined_verdict.accepted and s["latency_s"]["p99"] <= best.effect.p99_s:
             loop.final_scenario, loop.final, loop.final_summary = combined, trace, s

@@ -15,6 +15,7 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from workbench.analysis.metrics import DRIVERS
 from workbench.runtime.trace import Trace
+from workbench.ui.layers import nice_ceil, nice_floor
 from workbench.ui.palette import BASELINE, BASELINE_ALPHA, CAUSES, CURRENT, SECOND, cause_color
 
 COLORS = (CURRENT, SECOND, CAUSES["service"], CAUSES["memory_contention"], CAUSES["core_imbalance"], BASELINE)
@@ -194,11 +195,12 @@ def cdf_xy(lat_ms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def log_limits(*arrays: np.ndarray, pad: float = 1.15) -> tuple[float, float]:
-    """Log-axis limits holding every positive value of ``arrays``."""
+    """Log-axis limits holding every positive value of ``arrays``, padded, then snapped out to a 1-2-5 grid
+    (the axes stay still between runs that differ a little, and a panel's frame can be kept)."""
     vals = np.concatenate([a[a > 0] for a in arrays if len(a)] or [np.array([1.0])])
     if len(vals) == 0:
         return 0.1, 10.0
-    lo, hi = float(vals.min()) / pad, float(vals.max()) * pad
+    lo, hi = nice_floor(float(vals.min()) / pad), nice_ceil(float(vals.max()) * pad)
     return (lo, hi) if hi > lo else (lo / 2, lo * 2)
 
 

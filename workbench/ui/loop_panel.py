@@ -17,6 +17,7 @@ import dataclasses
 
 import numpy as np
 
+from workbench.analysis.metrics import summarize
 from workbench.feedback.guard import Effect, LoopResult, closed_loop
 from workbench.ui import figures as f
 from workbench.ui.palette import BASELINE, BASELINE_ALPHA
@@ -59,9 +60,14 @@ def loop_summary(loop: LoopResult, threshold: float) -> dict:
 class ClosedLoopPanel(Panel):
     """Pick a scenario and a guard threshold; see the actions, the verdicts and the before/after tail.
 
-    Each change runs the baseline plus one simulation per action (and one for their
-    combination), each ``requests`` long, so this panel is slower than the others.
+    A new scenario runs the baseline plus one simulation per action (and one for their
+    combination), each ``requests`` long, so that change is slower than the other panels';
+    a new threshold re-guards the runs already made (they are deterministic per seed).
     """
+
+    def __init__(self, **overrides):
+        self._runs: dict[str, tuple] = {}  # repr(scenario) -> (trace, summary)
+        super().__init__(**overrides)
 
     def controls(self):
         return {"scenario": dropdown(SCENARIOS, "shape_drift", "scenario"),
@@ -69,9 +75,20 @@ class ClosedLoopPanel(Panel):
 
     def run(self, scenario, threshold):
         sc = dataclasses.replace(scenario_named(scenario), requests=self.requests)
-        loop = closed_loop(sc, threshold=threshold)
+        loop = closed_loop(sc, threshold=threshold, run=self.measured)
         loop.summary = loop_summary(loop, threshold)  # read by summary_of: the comparison and the status line
         return loop
+
+    def measured(self, sc):
+        """A configuration's (trace, summary), simulated once per panel: runs are deterministic per scenario and
+        seed, so moving the threshold re-guards the same runs; the plan is compiled once per plan inputs."""
+        key = repr(sc)
+        if key not in self._runs:
+            if len(self._runs) > 24:
+                self._runs.clear()
+            trace = self.simulate(sc)
+            self._runs[key] = trace, summarize(trace)
+        return self._runs[key]
 
     def summary_of(self, loop):
         return getattr(loop, "summary", None)

@@ -28,6 +28,7 @@ from workbench.errors import ConfigError
 from workbench.ui import figures as f
 from workbench.ui.compare import what_changed
 from workbench.ui.figures import png
+from workbench.ui.layers import LayeredCanvas
 
 
 @cache
@@ -67,6 +68,7 @@ class Panel:
         from workbench.ui.figures import new_figure
 
         self.fig, self.axes = new_figure(self.ncols, *self.figure_size)
+        self.canvas = LayeredCanvas(self.fig)  # the frame is kept between changes; what moves is drawn over it
         self._plans: dict[str, Any] = {}  # compiled plans by their inputs: a change of load reuses the plan
         self.ctrl: dict[str, w.Widget] = self.controls()
         for name, value in overrides.items():
@@ -154,7 +156,7 @@ class Panel:
             self.previous, self._previous_settings = self.result, self._settings
         self.result, self._settings = result, values
         self.draw(result, self.previous)
-        self.image.value = png(self.fig)
+        self.image.value = self.canvas.png()
         self.change_line = self._compare()
         self.summary.value = f"<pre>{html.escape(self.full_text(result))}</pre>"
         self.timings_s.append(time.perf_counter() - start)

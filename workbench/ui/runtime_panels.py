@@ -10,6 +10,7 @@ from matplotlib.ticker import MaxNLocator
 from workbench.analysis.metrics import summarize, wait_profile
 from workbench.config import Batching, Scheduler
 from workbench.ui import figures as f
+from workbench.ui.layers import nice_ceil
 from workbench.ui.palette import BASELINE, BASELINE_ALPHA, CURRENT, cause_color
 from workbench.ui.panel import Panel, builtin, dropdown, lat_ms, slider, with_rate
 
@@ -59,14 +60,14 @@ class BatchingPanel(Panel):
         self.wait_prev.set_data(pp["t_s"], pp["p99"] * 1e3)
         top = max(float(np.nanmax(p["p99"], initial=0)), float(np.nanmax(pp["p99"], initial=0))) * 1e3
         t_end = max(float(np.max(p["t_s"], initial=0)), float(np.max(pp["t_s"], initial=0)))
-        self.axes[0].set_xlim(0, t_end * 1.02 or 1.0)
-        self.axes[0].set_ylim(0, top * 1.1 or 1.0)
+        self.axes[0].set_xlim(0, nice_ceil(t_end * 1.02))
+        self.axes[0].set_ylim(0, nice_ceil(top * 1.1))
         counts = batch_counts(r["trace"].batch_size)
         prev_counts = batch_counts(prev["trace"].batch_size) if prev else None
         self.hist.update(counts, prev_counts)
         biggest = int(np.flatnonzero(np.maximum(counts, 0 if prev_counts is None else prev_counts)).max(initial=1))
         self.axes[1].set_xlim(0.4, biggest + 0.6)
-        self.axes[1].set_ylim(0, max(counts.max(), 0 if prev_counts is None else prev_counts.max()) * 1.1 or 1)
+        self.axes[1].set_ylim(0, nice_ceil(max(counts.max(), 0 if prev_counts is None else prev_counts.max()) * 1.1))
         self.axes[1].set_title(f"mean batch {r['trace'].batch_size.mean():.2f}", fontsize=9)
 
     def text(self, r):
@@ -186,7 +187,7 @@ class ResidencyPanel(Panel):
         t, ms = tr.arrival_s[ok], tr.latency_s[ok] * 1e3
         self.points.set_data(t, ms)
         t_end = float(tr.arrival_s[-1]) if len(tr.arrival_s) else 1.0
-        ax.set_xlim(0, t_end)
+        ax.set_xlim(0, nice_ceil(t_end))
         ax.set_ylim(*f.log_limits(ms, pad=1.3))
         starts = tr.batch_start_s[tr.batch_reload_s > 0]
         counts = np.histogram(starts, bins=RELOAD_BINS, range=(0, t_end))[0]
@@ -195,8 +196,8 @@ class ResidencyPanel(Panel):
             patch.set_x(k * width)
             patch.set_width(width)
             patch.set_height(counts[k])
-        self.reload_ax.set_xlim(0, t_end)
-        self.reload_ax.set_ylim(0, max(counts.max(initial=0), 1) * 1.25)
+        self.reload_ax.set_xlim(0, nice_ceil(t_end))
+        self.reload_ax.set_ylim(0, nice_ceil(max(counts.max(initial=0), 1) * 1.25))
         ax.set_title(f"latency over time; {len(starts)} weight reloads, counted per {width * 1e3:.0f} ms (bars)",
                      fontsize=9)
         self.cdf.update(lat_ms(r), lat_ms(prev))

@@ -1,0 +1,79 @@
+"""The panels' two-layer rendering: a kept frame gives the same pixels as a frame drawn afresh.
+
+Each panel plays a script of changes; after every change the PNG the Image widget got
+(drawn over the kept frame when its key held) is decoded and compared, pixel for pixel,
+with a render whose frame is drawn from scratch. A stale frame (limits, ticks or labels
+changed without the key noticing) would show as different pixels.
+"""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from workbench.ui.compiler_panels import FusionPanel, ShapeEnvelopePanel
+from workbench.ui.layers import nice_ceil, nice_floor
+from workbench.ui.loop_panel import ClosedLoopPanel
+from workbench.ui.runtime_panels import BatchingPanel, FairnessPanel, ResidencyPanel
+from workbench.ui.serving_panel import ServingPanel
+
+SCRIPTS = {
+    ShapeEnvelopePanel: [("median", 300), ("median", 350), ("sigma", 0.6), ("policy", "pad")],
+    FusionPanel: [("rate", 1200), ("cores", 2), ("attention", "flash")],
+    BatchingPanel: [("max_delay_ms", 2.0), ("max_delay_ms", 4.0), ("max_batch", 8)],
+    FairnessPanel: [("batch_weight", 2.0), ("batch_weight", 4.0), ("discipline", "weighted")],
+    ResidencyPanel: [("hbm_gib", 28), ("hbm_gib", 36), ("embed_rate", 300)],
+    ClosedLoopPanel: [("threshold", 0.2), ("scenario", "placement_skew")],
+    ServingPanel: [("chunked", True), ("budget", 2048)],
+}
+
+
+def test_nice_limits_by_hand():
+    assert [nice_ceil(x) for x in (0.0, 0.9, 1.0, 1.01, 2.2, 3.0, 7.0, 44.0, 0.013)] == \
+        [1.0, 1.0, 1.0, 2.0, 2.5, 5.0, 10.0, 50.0, 0.02]
+    assert [nice_floor(x) for x in (0.9, 1.0, 1.9, 2.4, 4.99, 7.0, 0.013)] == [0.5, 1.0, 1.0, 2.0, 2.5, 5.0, 0.01]
+    assert nice_floor(0.0) == 0.0
+
+
+def _decoded(png: bytes) -> np.ndarray:
+    return np.asarray(Image.open(io.BytesIO(png)).convert("RGBA"))
+
+
+@pytest.mark.parametrize("cls", list(SCRIPTS), ids=lambda c: c.__name__)
+def test_a_kept_frame_gives_the_pixels_of_a_fresh_one(cls):
+    panel = cls()
+    for name, value in SCRIPTS[cls]:
+        panel.ctrl[name].value = value
+        assert not panel.error, panel.error
+        shown = _decoded(panel.image.value)
+        fresh = panel.canvas.rgba(reuse=False)
+        assert shown.shape == fresh.shape
+        assert np.array_equal(shown, fresh), f"{cls.__name__} after {name}={value}: stale frame"
+
+
+def test_the_frame_is_kept_while_the_axes_hold_and_redrawn_when_they_move():
+    panel = FairnessPanel()  # weights move bars and lines; the axes' limits and ticks stay
+    drawn = panel.canvas.frames_drawn
+    for v in (0.5, 2.0, 4.0):
+        panel.ctrl["batch_weight"].value = v
+    assert panel.canvas.frames_drawn == drawn
+    before = panel.axes[0].get_ylim()
+    panel.axes[0].set_ylim(before[0], before[1] * 10)  # a moved axis must bring a new frame
+    panel.canvas.png()
+    assert panel.canvas.frames_drawn == drawn + 1
+
+
+def test_the_layers_draw_what_a_plain_savefig_draws():
+    """Only drawing order differs (data over spines and ticks): almost every pixel is the same."""
+    panel = BatchingPanel()
+    panel.ctrl["max_delay_ms"].value = 4.0
+    layered = _decoded(panel.canvas.png())
+    buf = io.BytesIO()
+    panel.fig.savefig(buf, format="png", dpi=100)
+    plain = _decoded(buf.getvalue())
+    assert layered.shape == plain.shape
+    differ = np.any(layered != plain, axis=2).mean()
+    assert differ < 0.005, f"{differ:.2%} of pixels differ"
