@@ -22,6 +22,11 @@ ROLLBACKS = [
     ("Keep the old plan loaded and switch back if the canary is worse.", True),
     ("Once we move, if the canary shows any reloads, route traffic back to the 64 GiB fleet.", True),
     ("Hold the release until a load test at production shapes passes.", True),
+    ("Release: canary; preemptions > 0 or TTFT p99 over SLO -> back to the previous split.", True),
+    ("The canary must show zero fallbacks and p99 within SLO; otherwise revert to the pinned plan.", True),
+    ("Try it on a slice of traffic and go back to the old settings if the tail ends up worse than before.", True),
+    ("I wouldn't turn the new placement back on until the per-core p99 is inside its SLO on a canary.", True),
+    ("Strict priority stays off for surges until a surge-rate load test passes both SLOs.", True),
     ("Roll back now.", False),
     ("We can always roll back.", False),
     ("Roll back if needed.", False),
@@ -40,6 +45,7 @@ OWNERS = [
     ("Priya from runtime will drive the fix.", True),
     ("I'd own this end to end.", True),
     ("Serving on-call runs the canary.", True),
+    ("The team that runs the serving scheduler should make the change.", True),
     ("The team should look into it.", False),
     ("Someone from infra should look.", False),
     ("We had a saga where the compiler people and the serving people were not talking to each other.", False),
@@ -104,3 +110,24 @@ def test_grading_cost_grows_linearly_with_the_answer():
                 best = min(best, time.process_time() - t)
             cost.append(max(best, 1e-3))
         assert cost[1] / cost[0] < 40  # 10x the text; a quadratic rule would cost about 100x
+
+
+def test_a_short_stem_is_not_a_prefix_and_british_hyphens_are_read():
+    from workbench.grading.text import norm, phrase
+
+    assert not phrase("aging").search(norm("only aggregate metrics on the dashboard"))
+    assert phrase("aging").search(norm("add aging to the batch queue"))
+    assert phrase("cores").search(norm("one core is hot"))
+    assert phrase("preempt").search(norm("the scheduler pre-empts a running request"))
+
+
+def test_a_run_on_answer_keeps_its_fix_apart_from_its_rollback():
+    """Lowercase chat with no full stops: the fix and the rollback share one 'sentence'; each is still found."""
+    text = ("ok so the long prompts get cut into 512 token chunks and running decodes go first so a doc prompt "
+            "takes five or more steps and its first token waits for the last chunk which is why ttft p99 went up "
+            "while the stutter went away id bump the budget to 2048 and the runtime team owns the scheduler "
+            "knobs and if the canary shows ttft p99 or itl p99.9 worse than the old setup we flip it back")
+    g = grade(D["chunked-prefill-ttft"], text)
+    assert g.elements["fix"].present and g.elements["rollback"].present
+    only_rollback = "if the canary shows ttft p99 worse than the old setup we flip the 2048 budget back"
+    assert not grade(D["chunked-prefill-ttft"], only_rollback).elements["fix"].present

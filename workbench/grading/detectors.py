@@ -44,6 +44,7 @@ from workbench.grading.lexicon import (
     OWNER_CUE,
     OWNER_LABEL,
     OWNER_NOUN,
+    OWNER_THAT,
     OWNS,
     PROOF,
     QUALIFIERS,
@@ -134,6 +135,10 @@ _ACTION = re.compile(r"(?<![a-z])(?:" + "|".join(re.escape(a) for a in sorted(AC
                      + r")\w{0,4}(?![a-z])")
 
 
+_TO_PROVE = re.compile(r"(?<![a-z])(?:to|and|then) (?:show|prove|confirm|measure|compare|replay|rerun|re-run|watch|"
+                       r"monitor)(?![a-z])")  # 'run 2048 to show ...' proposes a proof, not a fix
+
+
 def fix_words(drill: Drill) -> frozenset[str]:
     """The content words of the drill's fix vocabulary ('buckets', 'envelope', 'max_delay' ...)."""
     words = re.findall(r"[a-z][a-z0-9_'-]{3,}", " ".join(drill.rubric.fix_terms).lower())
@@ -157,22 +162,45 @@ def _acts_on(n: str, words: frozenset[str]) -> bool:
     return False
 
 
-def _tied_way_back(n: str) -> bool:
-    """A way back tied to a condition ('revert to WFQ if batch p99 breaches', 'ship on a canary and revert if
-    it is worse'): what counts as a rollback, and so never as the fix."""
+def _tied_way_backs(n: str) -> list[tuple[int, int]]:
+    """Spans of the ways back tied to a condition ('revert to WFQ if batch p99 breaches', 'ship on a canary and
+    revert if it is worse'): what counts as a rollback, and so never as the fix."""
+    spans = []
     for m in WAY_BACK.finditer(n):
         window = n[max(0, m.start() - 160):m.end() + 160]  # the condition is attached to the way back
         if CONDITION.search(window) or (VAGUE_WORSE.search(window) and TRIAL.search(n)):
-            return True
-    return False
+            spans.append((m.start(), m.end()))
+    return spans
+
+
+def _tied_way_back(n: str) -> bool:
+    return bool(_tied_way_backs(n))
+
+
+RUN_ON = 60  # content words: a "sentence" this long is an unpunctuated answer, not one sentence
+
+
+def _without_rollbacks(n: str, reach: int = 100) -> str:
+    """The sentence with each tied way back and ``reach`` characters around it blanked: in a long unpunctuated
+    answer the fix may share a 'sentence' with the rollback ('id bump budget to 2048 ... if the canary is worse
+    flip it back'); what stands near the way back is the rollback's, never the fix."""
+    for a, b in _tied_way_backs(n):
+        a, b = max(0, a - reach), min(len(n), b + reach)
+        n = n[:a] + " " * (b - a) + n[b:]
+    return n
 
 
 def fix(segs: list[str], norms: list[str], drill: Drill, stuffed: bool) -> Element:
     words = fix_words(drill)
     for s, n in zip(segs, norms, strict=True):
+        if bare_run(n) or ROLLBACK_LABEL.match(n) or (PROOF.search(n) and not FIX_MARKER.search(n)):
+            continue
+        if _tied_way_back(n):  # a sentence with a conditional way back is the rollback's; a run-on answer's is not
+            if content_words(n) < RUN_ON:
+                continue
+            n = _without_rollbacks(n)
         body = re.sub(r"^\s*[a-z /&]{1,30}:\s", " ", n)  # past a 'Fix:' label, which is no action by itself
-        if bare_run(n) or content_words(body) < 2 or ROLLBACK_LABEL.match(n) or _tied_way_back(n) or (
-                PROOF.search(n) and not FIX_MARKER.search(n)):
+        if content_words(body) < 2:
             continue
         if FIX_LABEL.match(n) and (has(body, drill.rubric.fix_terms) or _names(body, words)):
             return Element(True, quote(s), "")  # "fix: max_delay back to 2 ms", "fix: least-loaded dispatch"
@@ -180,7 +208,8 @@ def fix(segs: list[str], norms: list[str], drill: Drill, stuffed: bool) -> Eleme
         if term and not negated(body, term):
             at = phrase(term).search(body).start()
             near = body[max(0, at - 60):at + 60]  # an action on the fix itself, not a proof that mentions it
-            if (_ACTION.search(near) or FIX_MARKER.search(near)) and not NOT_A_FIX.search(near):
+            if (_ACTION.search(near) or FIX_MARKER.search(near)) and not (
+                    NOT_A_FIX.search(body[max(0, at - 60):at]) or _TO_PROVE.search(body[at:at + 40])):
                 return Element(True, quote(s), "")
         # a proposal ("fix:", "I'd", "we should", an imperative) whose verb acts on this drill's fix words
         proposed = FIX_MARKER.search(n) or has(" " + body.strip().split(" ")[0] + " ", ACTIONS)
@@ -200,6 +229,8 @@ def _owner_in(s: str, n: str) -> bool:
         words = [w for w in m.groups() if w]
         if cue and words and words[-1] not in GENERIC and words[0] not in ("someone", "somebody"):
             return True
+    if OWNER_THAT.search(n):
+        return True
     for m in OWNS.finditer(n):
         subject = m.group(1).split()
         if not set(subject) & NOT_SUBJECT and subject[-1] not in GENERIC:

@@ -24,7 +24,9 @@ QUALIFIERS = ("per-bucket", "per bucket", "by bucket", "per-stream", "per stream
               "prod load", "at production", "same workload", "reproduc", "before/after", "before and after",
               "misses by reason", "queue wait", "batch-size", "batch size histogram", "tail driver",
               "tail-latency driver", "closed-loop", "old and new", "old vs new", "old versus new", "both configs",
-              "both configurations", "each core", "each bucket", "each stream")
+              "both configurations", "each core", "each bucket", "each stream", "same traffic", "same requests",
+              "same load", "same recorded", "same inputs", "both ways", "both settings", "both runs", "each setting",
+              "per customer", "per user", "per class", "per-class", "per type", "per priority")
 ACTIONS = ("fix", "add", "lower", "raise", "switch", "move", "cap", "set", "use", "pin", "enable", "disable", "change",
            "increase", "reduce", "split", "re-place", "replace", "rebalance", "go back", "keep", "recompile", "rebuild",
            "re-bucket", "rebucket", "extend", "widen", "turn off", "turn on", "flip", "revert", "roll back", "drop",
@@ -44,22 +46,31 @@ WAY_BACK = re.compile(r"(?<![a-z])(?:roll(?:s|ed|ing)?[ -]?back|rollback|revert\
                       r"(?:stay|sit|stop|remain|hold)\w* (?:at|on) the (?:previous|prior|last|old)|"
                       r"pull (?:it|the (?:change|plan|release|canary|rollout))|stop the (?:rollout|release|canary))"
                       r"(?![a-z])")
-_CMP = (r"(?:>=?|<=?|≥|≤|above|over|below|under|higher than|lower than|more than|less than|greater than|exceeds?|"
-        r"slower than|worse than)")
+_CMP = (r"(?:>=?|<=?|≥|≤|==|above|over|below|under|past|beyond|outside|higher than|lower than|more than|less than|"
+        r"greater than|exceeds?|slower than|worse than)")
 _OBJECT = (r"(?:regress\w*|breach\w*|exceed\w*|spike\w*|degrad\w*|violat\w*|slos?|slas?|p\d{2}(?:\.\d)?|latency|"
            r"canary|errors?|error rate|alert\w*|threshold|baseline|hit rate|budget|guardrail|reloads?|evictions?|"
            r"compiles?|recompiles?|starv\w*|utili[sz]ation|throughput|accuracy|tail|slowest|percentile|"
-           r"" + _CMP + r" (?:\w+ ){0,3}?(?:\d|the (?:old|previous|baseline|slo|target|current|existing)|slo|target))")
+           r"" + _CMP + r" (?:\w+ ){0,3}?(?:\d|the (?:old|previous|baseline|slo|target|current|existing)|slo|target|"
+           r"before|baseline|it was|today))")
 CONDITION = re.compile(r"(?<![a-z])(?:(?:(?:if|when|whenever|unless|once|upon|in case|the moment|as soon as|"
                        r"until)(?![a-z])[^.;\n]{0,120}?|on (?:a |an |any |the )?(?:\w+ ){0,2}?)(?<![a-z])" + _OBJECT +
-                       r"(?![a-z])|(?:p\d{2}(?:\.\d)?|latency|[a-z]+ rate|reloads?|errors?|util\w*)"
-                       r"\s?(?:>=?|<=?|≥|≤)\s?\d|"
+                       r"(?![a-z])|(?:p\d{2}(?:\.\d)?|latency|[a-z]+ rate|reloads?|errors?|util\w*|preemptions?|"
+                       r"evictions?|misses|fallbacks?|recompiles?|spills?|timeouts?|[a-z]+ (?:count|ratio|share))"
+                       r"\s?(?:>=?|<=?|≥|≤|==)\s?\d|"
+                       r"(?:p\d{2}(?:\.\d)?|latency|ttft|itl|tpot|tail)\s(?:[a-z]+\s)?(?:over|above|exceeds?|breach\w*|past|"
+                       r"outside)\s(?:the |its |their )?(?:slo|sla|target|budget|baseline)|"
+                       # a requirement, then 'otherwise revert': 'the canary must show 0 preemptions; otherwise revert'
+                       r"(?:must|should|needs? to|has to|have to)\s[^.\n]{0,120}?[;,]?\s"
+                       r"(?:otherwise|or else|else|if not)(?![a-z])|"
                        # a plain regression of a named thing: "if that slice gets slower" (not "if it gets worse")
                        r"(?:if|when|whenever|once|the moment|as soon as)\s+(?!(?:it|things|this|that|anything|stuff|"
                        r"something|we)\s+(?:is|are|gets?|goes|go|looks?|runs?|becomes?)\s)(?:[\w'-]+\s+){1,8}?"
-                       r"(?:is|are|gets?|goes|go|looks?|runs?|becomes?)\s+(?:\w+\s+)?(?:worse|slower|stuck|higher|longer))")
+                       r"(?:is|are|gets?|goes|go|looks?|runs?|becomes?|ends? up|turns? out|comes? out)\s+(?:\w+\s+)?"
+                       r"(?:worse|slower|stuck|higher|longer))")
 _RELEASE = (r"(?:ship\w*|release\w*|go out|go live|goes live|launch\w*|roll ?out|deploy\w*|migrat\w*|promot\w*|"
-            r"expand\w*|enabl\w*|merg\w*|widen\w*|go wider|sign(?:ed)? off|approv\w*|turn (?:it )?on|onboard\w*|"
+            r"expand\w*|enabl\w*|merg\w*|widen\w*|go wider|sign(?:ed)? off|approv\w*|"
+            r"(?:turn|switch)\w* (?:[\w-]+ ){0,3}?(?:back )?on(?![a-z])|onboard\w*|"
             r"move\w*|switch\w*|cut over|flip\w*|let\w*|size\w*)")
 _VALIDATION = (r"(?:load[- ]test|canary|validat\w*|pass\w*|green|meets?|production|p\d\d|benchmark\w*|test\w*|"
                r"shows?|replay\w*|eval\w*|confirm\w*|proves?|verif\w*|under \d|below \d|traffic|target|slo|trial|"
@@ -69,7 +80,7 @@ GATE = re.compile(r"(?<![a-z])(?:(?:hold|block|gate|pause|freeze|delay)\w{0,3}(?
                   r"mustn'?t|must not|not|never|no) (?:\w+ ){0,4}?" + _RELEASE + r"|"
                   + _RELEASE + r" only|only " + _RELEASE + r"|" + _RELEASE + r" nothing|no[- ]go|go/no-go|not before|"
                   r"gated on|gate it on|"
-                  r"stays? (?:held|off|gated|dark|at)|"
+                  r"stays? (?:held|off|gated|dark|at)|(?<![a-z])off (?:for|during|in) (?:\w+ ){0,3}?(?=until|unless)|"
                   r"keep [^.\n]{0,40}(?:off|serving|pinned|on the old|on the previous))"
                   r"[^.\n]{0,160}?(?<![a-z])(?:until|unless|only if|only after|once|after|before|without)(?![a-z])"
                   r"[^.\n]{0,160}?" + _VALIDATION)
@@ -127,6 +138,10 @@ OWNER_CUE = re.compile(r"(?<![a-z])(?:own\w*|ask\w*|decid\w*|theirs|accountab\w*
                        r"runs?|ships?|fix\w*|implements?|takes?|builds?|executes?|approves?|who|via|goes to|"
                        r"belongs? to|on it|page[ds]?)(?![a-z])|:")
 # "serving runtime owns the batcher": a subject that owns something (checked: not a core, a bucket or a pronoun)
+# a team named by what it runs: 'the team that runs the serving scheduler should make that change'
+OWNER_THAT = re.compile(r"(?<![a-z])(?:team|group|people|folks|engineers|crew|squad|org)s? (?:that|who) "
+                        r"(?:runs?|owns?|operates?|maintains?|manages?|built|builds?|wrote|looks? after|"
+                        r"is responsible for|are responsible for) (?:the |our |this )?[a-z]")
 OWNS = re.compile(r"([a-z][a-z-]+(?: [a-z][a-z-]+){0,2}) owns? (?:the |this|it|that|placement|scheduling|batching)")
 NOT_SUBJECT = {"core", "bucket", "kernel", "stream", "model", "batch", "request", "queue", "slice", "tenant", "that",
                "which", "it", "this", "who", "nobody", "someone", "somebody", "everyone", "one", "to", "sure", "not",

@@ -33,6 +33,7 @@ def norm(text: str) -> str:
     t = re.sub(r"\s*([<>])\s*(?=\d)", r" \1 ", t)  # seq>512 -> seq > 512 (arrows are out of the way)
     t = re.sub(r"(?<=\d)(?=(?:gib|gb|mib|mb|ms|us|tb/s|gb/s)(?![a-z]))", " ", t)  # 32gb -> 32 gb
     t = t.replace("\u2192", " -> ")
+    t = re.sub(r"(?<![a-z])pre-empt", "preempt", t)  # British hyphenation: pre-empted = preempted
     t = re.sub(r"\s+", " ", t)
     return f" {t} "
 
@@ -60,6 +61,8 @@ def phrase(term: str) -> re.Pattern:
     parts = []
     for w in words:
         stem = _SUFFIX.sub("", w) if len(w) > 4 and w.isalpha() else w
+        if len(stem) < 3:  # "aging" is not "ag-" (which would match "aggregate"); "cores" is still "cor-"
+            stem = w
         tail = r"(?![a-z])" if w in _WHOLE or len(w) <= 2 else ""  # 'so' must not match 'some'
         body = re.escape(stem).replace("'", "'?")  # don't = dont
         if w in _NUMBERS:  # two = 2, and 2 = two
