@@ -18,7 +18,8 @@ from workbench.grading.drills import load_drills
 from workbench.grading.evaluate import by_writer, evaluate, format_evaluation, format_writers, load_corpus
 
 LABELS = Path(__file__).resolve().parents[1] / "grader_labels"
-TUNED_ON = ("legacy", "A", "B", "C", "D", "E", "F", "J")  # writers whose disagreements were read while writing the rules
+# writers whose disagreements were read while writing the rules
+TUNED_ON = ("legacy", "A", "B", "C", "D", "E", "F", "J")
 FINAL = "G"  # scored once, at the end, never tuned on
 
 

@@ -48,7 +48,13 @@ class BucketState:
 
     def summary(self, iterations: int, tokens: int) -> dict:
         """Shares of iterations by outcome, padding as a share of tokens, recompiles."""
-        n = max(iterations, 1)
-        return {"sizes": len(self.sizes), "exact": self.counts[HIT] / n, "padded": self.counts[PADDED] / n,
-                "fallback": self.counts[FALLBACK] / n, "recompiled": self.counts[RECOMPILED],
-                "padding_share": self.padded_tokens / max(tokens + self.padded_tokens, 1)}
+        return bucket_summary(len(self.sizes), self.counts, self.padded_tokens, iterations, tokens)
+
+
+def bucket_summary(sizes: int, counts, padded_tokens: int, iterations: int, tokens: int) -> dict:
+    """A run's plan outcomes: ``sizes`` specialised sizes at the end, ``counts`` of iterations by outcome (exact,
+    padded, fallback, recompiled), ``padded_tokens`` of padding over ``tokens`` real ones."""
+    n = max(iterations, 1)
+    return {"sizes": sizes, "exact": counts[HIT] / n, "padded": counts[PADDED] / n,
+            "fallback": counts[FALLBACK] / n, "recompiled": counts[RECOMPILED],
+            "padding_share": padded_tokens / max(tokens + padded_tokens, 1)}

@@ -91,9 +91,34 @@ def check_run(run: ServingRun) -> None:
                           "prompt and output, prefilled again after a preemption); raise it or chunk prefills")
 
 
-def simulate_tokens(run: ServingRun) -> ServingTrace:
-    """Run ``run`` to the last token of every request (deterministic for its seed)."""
+LOOPS = ("auto", "compiled", "python")
+
+
+def simulate_tokens(run: ServingRun, loop: str = "auto") -> ServingTrace:
+    """Run ``run`` to the last token of every request (deterministic for its seed).
+
+    ``loop``: ``python`` runs the readable loop below (the reference); ``compiled`` (and ``auto``
+    where numba is installed) the same loop compiled (:mod:`workbench.serving.compiled`), equal
+    bit for bit.
+    """
     check_run(run)
+    if loop not in LOOPS:
+        raise ValueError(f"loop must be one of {LOOPS}, not {loop!r}")
+    if loop == "compiled" or (loop == "auto" and _numba()):
+        from workbench.serving.compiled import simulate_compiled
+
+        return simulate_compiled(run)
+    return _simulate_python(run)
+
+
+def _numba() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("numba") is not None
+
+
+def _simulate_python(run: ServingRun) -> ServingTrace:
+    """The readable loop: iterations one after another, the scheduler's batch, its price, its tokens."""
     req = draw(run.tenants, run.requests, run.seed)
     cost = IterationCost.of_run(run)
     state = ServingState(req, run.kv, run.scheduler.policy, cost.kv_bytes_per_token())
@@ -141,12 +166,21 @@ def simulate_tokens(run: ServingRun) -> ServingTrace:
                 pause))
         t = t_end
     it = np.array(rows, dtype=float).reshape(-1, 10)
+    return assemble(run, req, np.array(state.first_s), np.array(state.finish_s),
+                    np.array(state.preemptions, dtype=np.int32), np.array(state.offset, dtype=np.int64),
+                    np.array(state.token_s), it, np.array(state.admit_s),
+                    plan.summary(len(rows), int(it[:, 2].sum() + it[:, 3].sum())))
+
+
+def assemble(run: ServingRun, req: TokenRequests, first_s: np.ndarray, finish_s: np.ndarray,
+             preemptions: np.ndarray, offset: np.ndarray, token_s: np.ndarray, it: np.ndarray,
+             admit_s: np.ndarray, buckets: dict) -> ServingTrace:
+    """The trace of a finished run from its per-request columns and its iteration rows (10 columns)."""
     return ServingTrace(
-        run=run, requests=req, first_token_s=np.array(state.first_s), finish_s=np.array(state.finish_s),
-        preemptions=np.array(state.preemptions, dtype=np.int32), token_offset=np.array(state.offset, dtype=np.int64),
-        token_s=np.array(state.token_s),
+        run=run, requests=req, first_token_s=first_s, finish_s=finish_s, preemptions=preemptions,
+        token_offset=offset, token_s=token_s,
         it_start_s=it[:, 0], it_end_s=it[:, 1], it_prefill_tokens=it[:, 2].astype(np.int64),
         it_decodes=it[:, 3].astype(np.int64), it_seqs=it[:, 4].astype(np.int64),
         it_running=it[:, 5].astype(np.int64), it_blocks_used=it[:, 6].astype(np.int64),
-        it_preemptions=it[:, 7].astype(np.int64), it_swap_s=it[:, 8], admit_s=np.array(state.admit_s),
-        it_pause_s=it[:, 9], buckets=plan.summary(len(rows), int(it[:, 2].sum() + it[:, 3].sum())))
+        it_preemptions=it[:, 7].astype(np.int64), it_swap_s=it[:, 8], admit_s=admit_s,
+        it_pause_s=it[:, 9], buckets=buckets)

@@ -187,11 +187,33 @@ def streams_text(summary: dict) -> str:
 TAIL_Q = np.concatenate([np.linspace(0, 0.99, 300), np.linspace(0.99, 1.0, 101)[1:]])  # dense in the tail
 
 
+def sorted_quantiles(a: np.ndarray, q) -> np.ndarray:
+    """Quantiles ``q`` of an already sorted array by linear interpolation (numpy's default method, without its
+    partition of the whole array: a drawing's quantiles of 500,000 gaps in microseconds, not milliseconds)."""
+    pos = np.asarray(q, dtype=float) * (len(a) - 1)
+    lo = np.floor(pos).astype(np.int64)
+    hi = np.minimum(lo + 1, len(a) - 1)
+    return a[lo] + (a[hi] - a[lo]) * (pos - lo)
+
+
 def cdf_xy(lat_ms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(latency quantiles, probabilities) of sorted latencies: 400 points, dense above p99."""
     if len(lat_ms) == 0:
         return np.zeros(0), np.zeros(0)
-    return np.quantile(lat_ms, TAIL_Q), TAIL_Q
+    return sorted_quantiles(lat_ms, TAIL_Q), TAIL_Q
+
+
+def decimate(x: np.ndarray, y: np.ndarray, slices: int = 1000) -> tuple[np.ndarray, np.ndarray]:
+    """A long series cut to ``slices`` slices of equal count, each drawn as its lowest then its highest value
+    (at the slice's first and last x): peaks and troughs survive, a 50,000-point line draws as 2,000."""
+    n = len(x)
+    if n <= 2 * slices:
+        return x, y
+    start = np.linspace(0, n, slices + 1).astype(np.int64)[:-1]
+    end = np.append(start[1:], n) - 1
+    xs = np.column_stack([x[start], x[end]]).ravel()
+    ys = np.column_stack([np.minimum.reduceat(y, start), np.maximum.reduceat(y, start)]).ravel()
+    return xs, ys
 
 
 def log_limits(*arrays: np.ndarray, pad: float = 1.15) -> tuple[float, float]:
@@ -229,7 +251,7 @@ class CdfView:
         self.cur.set_data(*cdf_xy(lat_ms))
         self.prev.set_data(*cdf_xy(prev_ms))
         for line, (q, _) in zip(self.marks, MARKS, strict=True):
-            x = float(np.percentile(lat_ms, q)) if len(lat_ms) else np.nan
+            x = float(sorted_quantiles(lat_ms, q / 100)) if len(lat_ms) else np.nan
             line.set_xdata([x, x])
         self.ax.set_xlim(*log_limits(lat_ms, prev_ms, *extra))
 

@@ -68,10 +68,10 @@ class ServingPanel(Panel):
     def draw(self, r, prev):
         tr = r["trace"]
         self.cdf.update(_itl_ms(r), _itl_ms(prev) if prev else None)
-        self.kv.set_data(tr.it_end_s, tr.it_blocks_used / tr.run.kv.blocks)
+        self.kv.set_data(*f.decimate(tr.it_end_s, tr.it_blocks_used / tr.run.kv.blocks))
         if prev:
             p = prev["trace"]
-            self.kv_prev.set_data(p.it_end_s, p.it_blocks_used / p.run.kv.blocks)
+            self.kv_prev.set_data(*f.decimate(p.it_end_s, p.it_blocks_used / p.run.kv.blocks))
         t = tr.it_start_s[tr.it_preemptions > 0]
         self.ticks.set_data(t, np.full(len(t), 0.02))
         self.axes[1].set_xlim(0, nice_ceil(max(tr.it_end_s[-1], prev["trace"].it_end_s[-1] if prev else 0.0)))

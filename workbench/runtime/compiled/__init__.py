@@ -67,13 +67,26 @@ def drop_stale_cache() -> None:
     beside the cache, catches that.
     """
     here = Path(__file__).parent
-    digest = hashlib.sha256(b"".join(p.read_bytes() for p in sorted(here.glob("*.py")))).hexdigest()
-    cache = here / "__pycache__"
-    stamp = cache / "sources.sha256"
+    drop_stale(sorted(here.glob("*.py")), here / "__pycache__", "sources.sha256", ("*",))
+
+
+def drop_stale(sources: list[Path], cache: Path, stamp_name: str, modules: tuple[str, ...]) -> None:
+    """Delete the numba cache files of ``modules`` (name globs) in ``cache`` unless ``sources`` are unchanged
+    since the digest in ``cache / stamp_name`` was written."""
+    digest = hashlib.sha256(b"".join(p.read_bytes() for p in sources)).hexdigest()
+    stamp = cache / stamp_name
     try:
         if stamp.read_text() == digest:
             return
     except OSError:
+        pass
+    for m in modules:
+        for f in list(cache.glob(f"{m}.nbi")) + list(cache.glob(f"{m}.nbc")):
+            f.unlink(missing_ok=True)
+    try:
+        cache.mkdir(exist_ok=True)
+        stamp.write_text(digest)
+    except OSError:  # a read-only install: numba keeps its cache elsewhere
         pass
     for f in list(cache.glob("*.nbi")) + list(cache.glob("*.nbc")):
         f.unlink(missing_ok=True)

@@ -1,4 +1,4 @@
-"""Warm the caches of the compiled loop and cost model: ``python -m workbench.runtime.compiled`` (``make``).
+"""Warm the caches of the compiled loops and cost model: ``python -m workbench.runtime.compiled`` (``make``).
 
 Compiles the loop and the cost model once for the argument types every run uses and stores the machine code
 next to the modules (numba ``cache=True``), so a learner's first panel change loads it in
@@ -32,6 +32,11 @@ def warm() -> float:
 
     plan = compile_plan(build("transformer_block", {"d_model": 64, "heads": 2}), Hardware(), {"seq": [16]})
     plan.phases(plan.buckets[0].mapping, 2, 16)  # the compiled cost model (workbench.compiler.cost_table)
+    from workbench.serving.config import LengthLaw, Tenant
+    from workbench.serving.engine import ServingRun, simulate_tokens
+
+    simulate_tokens(ServingRun((Tenant("c", 10.0, LengthLaw(8, 0.0, 16), LengthLaw(4, 0.0, 8)),), requests=4),
+                    loop="compiled")  # the token-level serving loop (workbench.serving.compiled)
     return time.perf_counter() - t
 
 

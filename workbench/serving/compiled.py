@@ -1,0 +1,103 @@
+"""The compiled serving loop's Python side: lay a run out as flat arrays, run the kernel, answer it, assemble.
+
+:func:`simulate_compiled` returns the same :class:`~workbench.serving.engine.ServingTrace` as
+the readable loop, field for field and bit for bit (``tests/test_serving_compiled.py``). The
+kernel (:mod:`.compiled_run`, :mod:`.compiled_loop`) asks Python for two things only: the
+cost of one layer's dense kernels at a row count it has not priced yet (the same memoised
+:meth:`~workbench.serving.cost.IterationCost.dense_seconds` the readable loop calls) and more
+room for iteration rows. numba is imported on first use; its machine code is cached on disk
+and warmed at set-up (``python -m workbench.runtime.compiled``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from workbench.serving.buckets import bucket_summary
+from workbench.serving.cost import ITEM, IterationCost
+from workbench.serving.workload import draw
+
+if TYPE_CHECKING:
+    from workbench.serving.engine import ServingRun, ServingTrace
+
+i8, f8 = np.int64, np.float64
+
+
+def _fresh_cache() -> None:
+    """numba checks a cached kernel against its own file only: drop both kernels' machine code when either
+    module changed (the kernel in compiled_run inlines the scheduler of compiled_loop)."""
+    from pathlib import Path
+
+    from workbench.runtime.compiled import drop_stale
+
+    here = Path(__file__).parent
+    drop_stale([here / "compiled_loop.py", here / "compiled_run.py"], here / "__pycache__", "kernels.sha256",
+               ("compiled_loop*", "compiled_run*"))
+
+
+def simulate_compiled(run: ServingRun) -> ServingTrace:
+    """Run ``run`` through the compiled loop (the caller has checked it with ``check_run``)."""
+    _fresh_cache()
+    from workbench.serving import compiled_loop as K
+    from workbench.serving.compiled_run import run_tokens
+    from workbench.serving.engine import assemble
+
+    req = draw(run.tenants, run.requests, run.seed)
+    cost = IterationCost.of_run(run)
+    cfg, kv, hw, model, buckets = run.scheduler, run.kv, run.hardware, run.model, run.buckets
+    n = len(req.arrival_s)
+    pi = np.zeros(K.N_PI, i8)
+    pi[K.P_N] = n
+    pi[K.P_MODE] = K.REQUEST if cfg.batching == "request" else K.CHUNKED if cfg.chunked_prefill else K.PREFILL_FIRST
+    pi[K.P_TOKENS], pi[K.P_SEQS] = cfg.max_num_batched_tokens, cfg.max_num_seqs
+    pi[K.P_BS], pi[K.P_TOTAL], pi[K.P_WATER] = kv.block_size, kv.blocks, int(kv.watermark * kv.blocks)
+    pi[K.P_SWAP] = kv.preemption == "swap"
+    pi[K.P_NSIZES0], pi[K.P_RECOMPILE] = len(buckets.sizes), buckets.out_of_envelope == "recompile"
+    pi[K.P_LIMIT], pi[K.P_SHARED], pi[K.P_PARTS] = buckets.recompile_limit, hw.cores > 1, 3 * hw.cores + 1
+    pi[K.P_D], pi[K.P_ITEM], pi[K.P_LAYERS] = model.d_model, ITEM, model.layers
+    pf = np.zeros(K.N_PF, f8)
+    pf[K.F_BLOCK_BYTES] = kv.block_size * cost.kv_bytes_per_token()
+    pf[K.F_SWAP_BW], pf[K.F_PAUSE] = kv.swap_bandwidth_bytes_per_s, buckets.recompile_pause_s
+    d = model.d_model
+    pf[K.F_ATT], pf[K.F_PEAK] = 4.0 * d, hw.cores * hw.peak_flops_per_core
+    pf[K.F_KV], pf[K.F_BW], pf[K.F_LAUNCH] = 2.0 * d * ITEM, hw.hbm_bandwidth_bytes_per_s, hw.launch_s
+    offset = np.concatenate([[0], np.cumsum(req.output)]).astype(i8)
+    q = np.zeros((K.N_Q, n), i8)
+    rank = np.unique(req.priority, return_inverse=True)[1].ravel() if cfg.policy == "priority" else np.zeros(n, i8)
+    q[K.Q_KEY] = rank.astype(i8) * n + np.arange(n)  # integer order = the reference's (priority, i) / (i,) order
+    q[K.Q_PROMPT], q[K.Q_OUT], q[K.Q_TARGET] = req.prompt, req.output, req.prompt
+    q[K.Q_PHASE], q[K.Q_OFFSET] = K.WAITING, offset[:-1]
+    g = np.full((K.N_G, n), np.nan)
+    g[K.G_ARRIVAL] = req.arrival_s
+    token_s = np.full(int(offset[-1]), np.nan)
+    si, sf = np.zeros(K.N_SI, i8), np.zeros(K.N_SF, f8)
+    sizes = np.zeros(len(buckets.sizes) + buckets.recompile_limit + 1, i8)
+    sizes[:len(buckets.sizes)] = buckets.sizes
+    si[K.S_NSIZES] = len(buckets.sizes)
+    top = max(cfg.max_num_batched_tokens, cfg.max_num_seqs, *buckets.sizes, 1)
+    dense = np.full((2, 2 * top + 2), np.nan)  # (generic, rows) -> s: rows <= the next power of two of any iteration
+    for (r, gen), s in cost._dense.items():  # noqa: SLF001 - what this process has already priced
+        if r < dense.shape[1]:
+            dense[int(gen), r] = s
+    rows = np.zeros((max(1024, n * 4), 10), f8)
+    queues = [np.zeros(n, i8) for _ in range(5)]  # running, waiting, swapped, snapshot, decodes
+    pre = np.zeros((2, n), i8)
+    while True:
+        status = run_tokens(pi, pf, si, sf, q, g, token_s, *queues, pre, sizes, dense, rows)
+        if status == K.DONE:
+            break
+        if status == K.NEED_DENSE:
+            r, gen = int(si[K.S_NEED_ROWS]), bool(si[K.S_NEED_GEN])
+            dense[int(gen), r] = cost.dense_seconds(r, gen)
+        elif status == K.NEED_ROOM:
+            rows = np.concatenate([rows, np.zeros_like(rows)])
+        else:
+            raise RuntimeError("serving loop: nothing can run and nothing will arrive")
+    it = rows[:si[K.S_NROWS]]
+    counts = [int(si[K.S_HIT]), int(si[K.S_PADDED]), int(si[K.S_FALLBACK]), int(si[K.S_RECOMPILED])]
+    plan = bucket_summary(int(si[K.S_NSIZES]), counts, int(si[K.S_PAD_TOKENS]), len(it),
+                          int(it[:, 2].sum() + it[:, 3].sum()))
+    return assemble(run, req, g[K.G_FIRST], g[K.G_FINISH], q[K.Q_PREEMPT].astype(np.int32), offset, token_s, it,
+                    g[K.G_ADMIT], plan)
