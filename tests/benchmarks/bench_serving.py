@@ -128,7 +128,8 @@ def main() -> None:
     print(f"workbench, compiled loop: {t_ours:.2f} s CPU, {tokens / t_ours / 1e6:.2f} M tokens/s")
     print(f"workbench, Python reference loop: {t_py:.2f} s CPU, {tokens / t_py / 1e6:.2f} M tokens/s")
     print(f"SimPy peer: {t_peer:.2f} s CPU, {tokens / t_peer / 1e6:.2f} M tokens/s")
-    print(f"ratio (compiled / peer) {t_peer / t_ours:.2f}x, (Python / peer) {t_peer / t_py:.2f}x; same token timeline (mean TTFT and TPOT to 1e-9 s): {same}")
+    print(f"ratio (compiled / peer) {t_peer / t_ours:.2f}x, (Python / peer) {t_peer / t_py:.2f}x; "
+          f"same token timeline (mean TTFT and TPOT to 1e-9 s): {same}")
 
 
 if __name__ == "__main__":
