@@ -5,8 +5,8 @@ saw the grader; the rules were tuned on some writers and never read the others' 
 ``tests/benchmarks/grader_eval.py`` prints the per-writer (left-out) figures; this test keeps
 the figures on the whole corpus from falling below the issue's goals. Two elements outside
 the verdict, workload and fix, do not meet the 0.9 goal yet: their floors are today's
-figures, a regression guard that says so, not the goal. Writer F, the final held-out set, is
-counted in the corpus's size but left out of the floors: a test that enforced it would make
+figures, a regression guard that says so, not the goal. The final held-out set (``FINAL``), when
+it exists, is counted in the corpus's size but left out of the floors: a test that enforced it would make
 whoever fixes a failure tune on it (its one score is in the issue note and in
 ``grader_eval.py --final``).
 """
@@ -20,8 +20,8 @@ from workbench.grading.drills import load_drills
 from workbench.grading.evaluate import GOALS, evaluate, load_corpus
 
 LABELS = Path(__file__).parent / "grader_labels"
-FINAL = "G"  # the held-out writer of tests/benchmarks/grader_eval.py (F was scored once, then tuned on)
-BELOW_GOAL = {"workload": 0.83, "fix": 0.86}  # whole corpus 2026-12-04: 0.85 and 0.88; the goal is 0.9
+FINAL = "M"  # the held-out writer of tests/benchmarks/grader_eval.py (G was scored once on 2026-12-04)
+BELOW_GOAL = {"workload": 0.84, "fix": 0.86}  # whole corpus (928) 2026-12-04: 0.86 and 0.87; the goal is 0.9
 
 
 def test_the_corpus_is_large_spread_and_labelled_consistently():
@@ -33,7 +33,7 @@ def test_the_corpus_is_large_spread_and_labelled_consistently():
     labelled = {d for d in drills if not drills[d].scenario.name.startswith("llm_")}
     assert len(labelled) >= 10
     token = {d for d in drills if drills[d].scenario.name.startswith("llm_")}
-    for w in new:  # a writer answers all ten request-level drills, or (writer H, partial) token drills only
+    for w in new:  # a writer answers all ten request-level drills, or token drills only (H, J, K)
         mine = {a["drill"] for a in corpus if a["writer"] == w}
         assert mine == labelled or (mine and mine <= token), w
     assert len({(a["writer"], a["id"]) for a in corpus}) == len(corpus)
