@@ -14,18 +14,20 @@ SC = load_scenario("llm_chunked_prefill")
 def test_placeholders_are_not_answered():
     p = ServingPanel()
     assert ck.decode_ridge(SC, ...) == NOT_ANSWERED
-    assert ck.swap_or_recompute(SC, ..., ...) == NOT_ANSWERED
+    assert ck.break_even_link(SC, ...) == NOT_ANSWERED
     assert ck.smallest_cache_accepted(SC, ...) == NOT_ANSWERED
     assert ck.budget_for_both(p, ..., ...) == NOT_ANSWERED
 
 
 def test_arithmetic_exercises():
-    assert ck.decode_ridge(SC, 125) == "right" and ck.decode_ridge(SC, 129) == "right"  # 200 TFLOP/s / 1.6 TB/s
-    assert ck.decode_ridge(SC, 8).startswith("not yet:") and ck.decode_ridge(SC, 500).startswith("not yet:")
-    assert ck.decode_ridge(SC, 241).startswith("not yet:")  # the compiled kernels' ridge, not the weights' alone
-    assert ck.decode_ridge(SC, "many").startswith("expected")
-    assert ck.swap_or_recompute(SC, 3.07, 2.73) == "right"  # 2 x 1,500 x 32 KiB / 32 GB/s; the prefill alone
-    assert ck.swap_or_recompute(SC, 1.54, 2.73).startswith("not yet:")  # one way only
+    assert ck.decode_ridge(SC, 63) == "right" and ck.decode_ridge(SC, 65) == "right"  # 200 TFLOP/s / 3.2 TB/s
+    assert ck.decode_ridge(SC, 125).startswith("not yet:")  # the printed ridge: the bandwidth doubled
+    assert ck.decode_ridge(SC, 250).startswith("not yet:")  # doubled the wrong way
+    assert ck.decode_ridge(SC, 8).startswith("not yet:") and ck.decode_ridge(SC, "many").startswith("expected")
+    assert ck.break_even_link(SC, 36.0) == "right"  # 2 x 1,500 x 32 KiB / 2.73 ms = 36.0 GB/s
+    assert ck.break_even_link(SC, 18.0).startswith("not yet:")  # one way only
+    assert ck.break_even_link(SC, 32.0).startswith("not yet:")  # the link the scenario has
+    assert ck.break_even_link(SC, "fast").startswith("expected")
     assert ck.smallest_cache_accepted(SC, 404) == "right"  # 6,400 tokens = 400 blocks, and 4 kept free
     assert ck.smallest_cache_accepted(SC, 400).startswith("not yet:")  # forgot the watermark
     assert ck.smallest_cache_accepted(SC, 405).startswith("not yet:")

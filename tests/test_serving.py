@@ -305,3 +305,19 @@ def test_at_equal_ttft_p99_continuous_batching_carries_more():
               if s["ttft_s"]["p99"] <= 0.2]
         best[mode] = max(ok, default=0.0)
     assert best["continuous"] > 2 * best["request"] and best["continuous"] > 20_000
+
+
+def test_storm_anatomy_by_hand():
+    """The split of a storm: admission wait over TTFT, recomputed tokens over processed ones, from the columns."""
+    from workbench.analysis.serving_study import storm_anatomy
+
+    tr = simulate_tokens(run([chat(60.0, out=200)], n=300, blocks=160, chunked_prefill=True))
+    a = storm_anatomy(tr)
+    ttft, wait = tr.first_token_s - tr.requests.arrival_s, tr.admit_s - tr.requests.arrival_s
+    assert a["admission_share"] == pytest.approx(wait.sum() / ttft.sum())
+    redone = tr.it_prefill_tokens.sum() - tr.requests.prompt.sum()
+    assert tr.preemptions.sum() > 0 and redone > 0  # every preemption by recompute prefills its tokens again
+    assert a["recomputed_share"] == pytest.approx(redone / (tr.it_prefill_tokens.sum() + tr.it_decodes.sum()))
+    assert 0 <= a["admission_share"] <= 1 and 0 <= a["admission_share_slowest"] <= 1
+    calm = storm_anatomy(simulate_tokens(run([chat(60.0, out=200)], n=300, blocks=8192, chunked_prefill=True)))
+    assert calm["recomputed_share"] == 0 and calm["admission_share"] < a["admission_share"]

@@ -99,3 +99,19 @@ def variant(name: str, requests: int | None = None, **changes: Any) -> tuple[Ser
     tr = simulate_tokens(run)
     return tr, summarize_tokens(tr, sc.ttft_slo_s, sc.tpot_slo_s)
 
+
+
+def storm_anatomy(tr: ServingTrace) -> dict[str, float]:
+    """Where a preemption storm's time goes: the share of TTFT spent waiting to be admitted to the chip (all
+    requests, and the slowest 1 % by TTFT), and the share of the tokens the chip processed that were
+    recomputation (prompt and generated tokens prefilled again after a preemption)."""
+    import numpy as np
+
+    ttft = tr.first_token_s - tr.requests.arrival_s
+    wait = tr.admit_s - tr.requests.arrival_s
+    slow = ttft >= np.percentile(ttft, 99)
+    processed = int(tr.it_prefill_tokens.sum() + tr.it_decodes.sum())
+    redone = int(tr.it_prefill_tokens.sum() - tr.requests.prompt.sum())
+    return {"admission_share": float(wait.sum() / ttft.sum()),
+            "admission_share_slowest": float(wait[slow].sum() / ttft[slow].sum()),
+            "recomputed_share": redone / max(processed, 1)}

@@ -63,7 +63,7 @@ class KVConfig:
     blocks: int = 4096
     watermark: float = 0.01  # share of blocks kept free when admitting a new sequence
     preemption: str = "recompute"
-    swap_bandwidth_bytes_per_s: float = 32e9  # host link (PCIe 5 x16 class), each way
+    swap_bandwidth_bytes_per_s: float = 32e9  # host link, each way (PCIe 4 x16 class; PCIe 5 x16 is ~64 GB/s)
 
     def __post_init__(self) -> None:
         check_int_range("serving.kv.block_size", self.block_size, 1, 4096, "tokens per block")
