@@ -27,7 +27,8 @@ def _cost(scenario) -> IterationCost:
 
 def _ridge_with(scenario, hbm_factor: float) -> int:
     run = scenario.run
-    hw = dataclasses.replace(run.hardware, hbm_bandwidth_bytes_per_s=run.hardware.hbm_bandwidth_bytes_per_s * hbm_factor)
+    bandwidth = run.hardware.hbm_bandwidth_bytes_per_s * hbm_factor
+    hw = dataclasses.replace(run.hardware, hbm_bandwidth_bytes_per_s=bandwidth)
     return weight_ridge_batch(IterationCost.of(run.model, hw, run.buckets.fusion, run.buckets.generic_slowdown))
 
 
