@@ -65,9 +65,16 @@ def plan_points(graph: Graph, level: str, dims: dict[str, int], hw: Hardware, at
 
 
 def totals(points: tuple[KernelPoint, ...]) -> dict[str, float]:
-    """Kernels, seconds, HBM bytes, spill bytes and FLOPs summed over a plan (isolated, one batch)."""
+    """Kernels, seconds, HBM bytes, spill bytes and FLOPs summed over a plan (isolated, one batch).
+
+    ``bytes`` is bandwidth-equivalent: a spilled byte counts ``1 / SPILL_EFFICIENCY`` times, as the
+    cost model times it (scattered traffic runs at part of the bandwidth); ``physical_bytes`` counts
+    every byte that crosses HBM once.
+    """
+    spill = sum(p.cost.spill_bytes for p in points)
+    moved = sum(p.cost.bytes for p in points)
     return {"kernels": len(points), "seconds": sum(p.cost.seconds for p in points),
-            "bytes": sum(p.cost.bytes for p in points), "spill_bytes": sum(p.cost.spill_bytes for p in points),
+            "bytes": moved, "physical_bytes": moved - spill * (1 / SPILL_EFFICIENCY - 1), "spill_bytes": spill,
             "flops": sum(p.cost.flops for p in points),
             "largest_working_set": max((p.cost.working_set for p in points), default=0.0)}
 
