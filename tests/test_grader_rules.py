@@ -131,3 +131,16 @@ def test_a_run_on_answer_keeps_its_fix_apart_from_its_rollback():
     assert g.elements["fix"].present and g.elements["rollback"].present
     only_rollback = "if the canary shows ttft p99 worse than the old setup we flip the 2048 budget back"
     assert not grade(D["chunked-prefill-ttft"], only_rollback).elements["fix"].present
+
+
+def test_a_participle_is_no_experiment_and_a_labelled_mechanism_is_no_fix():
+    """'cores running kernels' names no run to prove anything; 'Mechanism: ... puts the attention in one kernel ...
+    instead of ...' proposes nothing (a learner review found both credited in chapter 07's strong answer)."""
+    drill = D["fusion-memory-bursts"]
+    contention = ("With all four cores running such kernels at once they contend for the shared HBM bandwidth: memory "
+                  "contention grows from 21% to 47% of the tail.")
+    assert not grade(drill, contention).elements["artifact"].present
+    mechanism = ("Mechanism: aggressive fusion puts the whole attention in one kernel whose working set does not fit "
+                 "SRAM, so it spills 88.6 MiB per request to HBM instead of 17.7 MiB.")
+    assert not grade(drill, mechanism).elements["fix"].present
+    assert grade(drill, "Fix: I would move attention to a tiled, flash-style kernel.").elements["fix"].present

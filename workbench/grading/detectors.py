@@ -41,6 +41,7 @@ from workbench.grading.lexicon import (
     NAMED,
     NOT_A_FIX,
     NOT_SUBJECT,
+    OTHER_LABEL,
     OWNER_CUE,
     OWNER_LABEL,
     OWNER_NOUN,
@@ -193,7 +194,8 @@ def _without_rollbacks(n: str, reach: int = 100) -> str:
 def fix(segs: list[str], norms: list[str], drill: Drill, stuffed: bool) -> Element:
     words = fix_words(drill)
     for s, n in zip(segs, norms, strict=True):
-        if bare_run(n) or ROLLBACK_LABEL.match(n) or (PROOF.search(n) and not FIX_MARKER.search(n)):
+        if bare_run(n) or ROLLBACK_LABEL.match(n) or OTHER_LABEL.match(n) or (
+                PROOF.search(n) and not FIX_MARKER.search(n)):
             continue
         if _tied_way_back(n):  # a sentence with a conditional way back is the rollback's; a run-on answer's is not
             if content_words(n) < RUN_ON:

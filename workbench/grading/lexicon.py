@@ -15,7 +15,7 @@ CAUSAL = re.compile(r"(?<![a-z-])(?:because|so|therefore|thus|hence|since|as a r
 EVIDENCE_NOUNS = ("report", "breakdown", "trace", "replay", "histogram", "load test", "load-test", "benchmark",
                   "a/b", "ab test", "comparison", "compare", "cdf", "profile table", "table", "export", "experiment",
                   "repro", "rerun", "re-run", "plot", "curve", "sweep", "dump", "capture", "timeline", "perfetto",
-                  "vs", "versus", "side by side", "side-by-side", "diff", "evidence", "scenario", "run", "running",
+                  "vs", "versus", "side by side", "side-by-side", "diff", "evidence", "scenario", "run",
                   "comparing", "numbers", "counters", "split")
 QUALIFIERS = ("per-bucket", "per bucket", "by bucket", "per-stream", "per stream", "by stream", "per-core",
               "per core", "by core", "per-kernel", "per kernel", "by kernel", "per-tenant", "per tenant",
@@ -105,6 +105,8 @@ HELD = re.compile(r"(?<![a-z])(?:if|unless|until)(?![a-z])[^.\n]{0,120}?(?:relea
 # a sentence that proposes evidence, not a change ('a same-seed run of A versus B would nail it', 'Proof: ...')
 PROOF = re.compile(r"(?:^\s*(?:proof|prove|check|artifact|artefact|evidence|to prove it)\s*:|(?<![a-z])(?:same[- ]seed|"
                    r"replay\w*|side[- ]by[- ]side|versus|vs\.?|would (?:nail|show|prove|confirm)))(?![a-z])")
+# a sentence labelled as another element is not the fix ('Mechanism: ... puts the attention in one kernel')
+OTHER_LABEL = re.compile(r"^\s*(?:mechanism|root cause|cause|workload|symptom|owner|owners|ownership)\s*:")
 ROLLBACK_LABEL = re.compile(r"^\s*(?:rollback|roll back|roll-back|release|release decision|decision|revert plan)\s*:")
 GENERIC = {"the", "a", "an", "our", "some", "any", "whole", "this", "that", "my", "your", "every", "other", "entire",
            "same", "relevant", "appropriate", "responsible", "their", "his", "her", "clear", "named", "single",
@@ -160,7 +162,8 @@ DIRECTION = ("rose", "rise", "risen", "increase", "doubled", "tripled", "went up
              "exploded", "slower", "longer", "went from", "goes up", "go up", "going up", "shot up", "balloon")
 FIX_MARKER = re.compile(r"(?<![a-z])(?:(?:the )?(?:fix|solution|remedy|mitigation|proposal|change|action|plan)"
                         r"(?:\s?:|\s(?:is|would be|=|here is))|i'd|i would|i will|i'll|we should|we'd|we need|should|"
-                        r"need to|let's|recommend|propose|suggest|instead|go with|my call|i want|to fix)(?![a-z])")
+                        r"need to|let's|recommend|propose|suggest|instead(?! of)|go with|my call|i want|to fix)"
+                        r"(?![a-z])")
 NOT_A_FIX = re.compile(r"(?<![a-z])(?:proof|prove|evidence|artifact|artefact|confirm|show (?:it|this)|to show|"
                        r"measure|rerun|re-run|replay|compare|owner|owns|monitor\w*|watch\w*|dashboard\w*|alert\w*|"
                        r"look at|look into)(?![a-z])")
