@@ -34,16 +34,18 @@ def test_placeholders_are_not_answered(fairness, residency):
 
 def test_cobham_exercise(fairness):
     before = fairness.values()
-    assert ck.cobham_batch_wait_ms(fairness, 30.9) == "right"  # lam = 84.8, 75.2 req/s; mu = 100/s; c = 2
-    assert "FIFO" in ck.cobham_batch_wait_ms(fairness, 17.8)  # the M/M/2 wait: priority ignored
-    assert ck.cobham_batch_wait_ms(fairness, 6.3).startswith("not yet:")  # the interactive class's wait
+    assert ck.cobham_batch_wait_ms(fairness, 53.1) == "right"  # lam = 102, 68 req/s; mu = 100/s; c = 2
+    assert "FIFO" in ck.cobham_batch_wait_ms(fairness, 26.0)  # the M/M/2 wait: priority ignored
+    assert ck.cobham_batch_wait_ms(fairness, 8.0).startswith("not yet:")  # the interactive class's wait
+    assert ck.cobham_batch_wait_ms(fairness, 30.7).startswith("not yet:")  # section 2's printed load 0.8
     assert ck.cobham_batch_wait_ms(fairness, "long").startswith("expected")
     assert fairness.values() == before
 
 
 def test_pinned_overload_exercise(fairness):
-    assert ck.pinned_overload_share(fairness, 0.52) == "right"  # 0.52 x 190 x 10 ms = 0.988; 0.53 -> 1.007
-    assert ck.pinned_overload_share(fairness, 0.53).startswith("not yet:")  # the panel's default: overloaded
+    assert ck.pinned_overload_share(fairness, 0.62) == "right"  # 0.62 x 160 x 10 ms = 0.992; 0.63 -> 1.008
+    assert ck.pinned_overload_share(fairness, 0.63).startswith("not yet:")  # overloaded
+    assert ck.pinned_overload_share(fairness, 0.52).startswith("not yet:")  # load 0.95's answer (printed)
     assert ck.pinned_overload_share(fairness, 0.5).startswith("not yet:")  # safe but not the largest
     assert ck.pinned_overload_share(fairness, 1.5).startswith("expected")
 

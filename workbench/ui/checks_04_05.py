@@ -16,8 +16,9 @@ from workbench.ui.exercises import _run, _verdict
 
 GIB = 1 << 30
 
-# 04, exercise 1: the setting the learner turns into rates (the panel's default share of 'interactive')
-COBHAM_LOAD, COBHAM_SKEW = 0.8, 0.53
+# 04, exercise 1: the setting the learner turns into rates (one the chapter never prints)
+COBHAM_LOAD, COBHAM_SKEW = 0.85, 0.6
+PINNED_LOAD = 0.8  # 04, exercise 2
 
 
 def _close(x: Any, target: float, rel: float) -> bool:
@@ -25,7 +26,7 @@ def _close(x: Any, target: float, rel: float) -> bool:
 
 
 def cobham_batch_wait_ms(panel, wait_ms: Any) -> str:
-    """04, exercise 1: the batch stream's mean queue wait (ms) by Cobham at load 0.8, share 0.53, within 5%."""
+    """04, exercise 1: the batch stream's mean queue wait (ms) by Cobham at load 0.85, share 0.6, within 5%."""
     sc = fa.two_streams("priority", load=COBHAM_LOAD, skew=COBHAM_SKEW)
     rates = [s.arrivals.rate for s in sc.streams]
     mu = 1.0 / fa.mean_service_s(sc)
@@ -43,8 +44,8 @@ def cobham_batch_wait_ms(panel, wait_ms: Any) -> str:
 
 
 def pinned_overload_share(panel, share: Any) -> str:
-    """04, exercise 2: at utilisation target 0.95, pinned, the largest share (slider step) with no core overloaded."""
-    load = 0.95
+    """04, exercise 2: at utilisation target 0.8, pinned, the largest share (slider step) with no core overloaded."""
+    load = PINNED_LOAD
     step = panel.ctrl["skew"].step
     total = sum(s.arrivals.rate for s in fa.two_streams(load=load).streams)
     mean_s = fa.mean_service_s(fa.two_streams())
