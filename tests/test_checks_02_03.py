@@ -51,8 +51,9 @@ def test_spill_time_exercise():
 def test_batching_exercises():
     panel = BatchingPanel()
     before = panel.values()
-    assert ck.littles_law_depth(panel, 2.0) == "right"
-    assert ck.littles_law_depth(panel, 1500 * 1.378).startswith("not yet:")  # W in ms
+    assert ck.littles_law_depth(panel, 1200 * 2.35e-3) == "right"  # 2.82 waiting; the run measures 2.82
+    assert ck.littles_law_depth(panel, 1200 * 2.35).startswith("not yet:")  # W in ms
+    assert ck.littles_law_depth(panel, 2.03).startswith("not yet:")  # section 5's default setting, printed
     assert ck.smallest_delay_under_utilisation(panel, 1.5) == "right"
     assert ck.smallest_delay_under_utilisation(panel, 2.0).startswith("not yet:")
     assert ck.smallest_delay_under_utilisation(panel, 1.3).startswith("expected")
