@@ -51,8 +51,9 @@ def test_padded_share():
     panel = ShapeEnvelopePanel()
     before = panel.values()
     assert ck.padded_share(panel, ...) == NOT_ANSWERED
-    assert ck.padded_share(panel, lognormal_share(129, 255, 200, 0.4)) == "right"
-    assert ck.padded_share(panel, lognormal_share(513, 4096, 200, 0.4)).startswith("not yet:")
+    assert ck.padded_share(panel, lognormal_share(129, 255, 272, 0.4) + lognormal_share(1, 63, 272, 0.4)) == "right"
+    assert ck.padded_share(panel, 0.595).startswith("not yet:")  # section 5's printed share at median 200
+    assert ck.padded_share(panel, lognormal_share(513, 4096, 272, 0.4)).startswith("not yet:")
     assert panel.values() == before
 
 
@@ -73,10 +74,11 @@ def test_envelope_for_median_600():
 def test_p99_inside_slow_slice():
     panel = ShapeEnvelopePanel()
     before = panel.values()
-    share = 1 - lognormal_cdf(512.5, 260, 0.4)  # the learner's arithmetic: 4.5% past 512 tokens
-    assert 0.044 < share < 0.046
+    share = 1 - lognormal_cdf(512.5, 288, 0.4)  # the learner's arithmetic: 7.5% past 512 tokens
+    assert 0.074 < share < 0.076
     assert ck.p99_inside_slow_slice(panel, ...) == NOT_ANSWERED
-    assert ck.p99_inside_slow_slice(panel, slice_quantile(share)) == "right"   # 1 - 0.01 / 0.045 = 0.78
+    assert ck.p99_inside_slow_slice(panel, slice_quantile(share)) == "right"   # 1 - 0.01 / 0.075 = 0.87
+    assert ck.p99_inside_slow_slice(panel, 0.78).startswith("not yet:")        # median 260's position, printed
     assert ck.p99_inside_slow_slice(panel, 0.99).startswith("not yet:")        # "p99 is the slice's p99"
     assert ck.p99_inside_slow_slice(panel, 0.5).startswith("not yet:")         # the 2% rule of thumb, not this share
     assert ck.p99_inside_slow_slice(panel, 1.5).startswith("expected")

@@ -73,10 +73,15 @@ def tour_envelope(bounds: Any) -> str:
                     "distribution's 99th percentile, median x exp(0.5 x 2.33)")
 
 
+PAD_MEDIAN, SLICE_MEDIAN = 272, 288  # 01, exercises 1 and 4: medians the chapter does not print
+
+
 def padded_share(panel, share: Any) -> str:
-    """01, exercise 1: the share of measured requests ``pad`` pads with the gap envelope at median 200, spread 0.4."""
+    """01, exercise 1: the share of measured requests ``pad`` pads with the gap envelope at median 272, spread 0.4
+    (section 5 prints the share at median 200; this one the learner computes)."""
     def test() -> bool:
-        s = _run(panel, median=200, sigma=0.4, drift_to=200, envelope="gap: 64-128, 256-512", policy="pad")
+        s = _run(panel, median=PAD_MEDIAN, sigma=0.4, drift_to=PAD_MEDIAN, envelope="gap: 64-128, 256-512",
+                 policy="pad")
         measured = s["misses"]["by_outcome"]["padded"] / s["measured"]
         return abs(_number(share) - measured) <= 0.02
 
@@ -103,12 +108,13 @@ def envelope_for_median_600(panel, policy: Any, envelope: Any) -> str:
 
 
 def p99_inside_slow_slice(panel, position: Any) -> str:
-    """01, exercise 4: at median 260 (spread 0.4, no drift, fallback), the quantile of the fallback requests'
+    """01, exercise 4: at median 288 (spread 0.4, no drift, fallback), the quantile of the fallback requests'
     latencies at which the overall p99 sits, 1 - 0.01 / share, within 0.05."""
     def test() -> bool:
         from workbench.analysis.envelope_stats import slice_quantile
 
-        s = _run(panel, median=260, sigma=0.4, drift_to=260, envelope="128 / 256 / 512", policy="fallback")
+        s = _run(panel, median=SLICE_MEDIAN, sigma=0.4, drift_to=SLICE_MEDIAN, envelope="128 / 256 / 512",
+                 policy="fallback")
         expected = slice_quantile(s["misses"]["by_outcome"]["fallback"] / s["measured"])
         x = _number(position)
         if not 0.0 <= x <= 1.0:
@@ -116,7 +122,7 @@ def p99_inside_slow_slice(panel, position: Any) -> str:
         return expected is not None and abs(x - expected) <= 0.05
 
     return _verdict((position,), "a share between 0 and 1", test,
-                    "first the share of requests past 512 tokens (the lognormal tail beyond 512 at median 260, "
+                    "first the share of requests past 512 tokens (the lognormal tail beyond 512 at median 288, "
                     "sigma 0.4); the slowest 1% of all requests all come from that slice, so p99 sits 0.01 / "
                     "share from the top of it")
 
