@@ -31,10 +31,11 @@ def test_06_placeholders_are_not_answered(loop_panel):
 
 
 def test_tradeoff_threshold(loop_panel):
-    assert ck.tradeoff_threshold(loop_panel, 0.20) == "right"  # cold p99 +19.4%: refused at 0.19, taken at 0.20
+    assert ck.tradeoff_threshold(loop_panel, 0.08) == "right"  # seed 11: the cold stream pays 7-8%
     assert "still refuses" in ck.tradeoff_threshold(loop_panel, 0.05)  # the default: the cold stream protected
-    assert "still refuses" in ck.tradeoff_threshold(loop_panel, 0.19)  # refused when worse by *more than* it
-    assert "smaller threshold" in ck.tradeoff_threshold(loop_panel, 0.3)
+    assert "still refuses" in ck.tradeoff_threshold(loop_panel, 0.07)  # refused when worse by *more than* it
+    assert "smaller threshold" in ck.tradeoff_threshold(loop_panel, 0.20)  # seed 7's edge, printed in section 4
+    assert ck.tradeoff_threshold(loop_panel, 0.20, seed=7) == "right"  # the chapter's own seed
     assert ck.tradeoff_threshold(loop_panel, 5).startswith("expected")
     assert ck.tradeoff_threshold(loop_panel, "high").startswith("expected")
 
