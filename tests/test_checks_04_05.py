@@ -27,7 +27,7 @@ def test_placeholders_are_not_answered(fairness, residency):
     assert ck.cobham_batch_wait_ms(fairness, ...) == NOT_ANSWERED
     assert ck.pinned_overload_share(fairness, ...) == NOT_ANSWERED
     assert ck.jain_blind_spot(fairness, ..., 1.0) == NOT_ANSWERED
-    assert ck.reload_and_overcommit(residency, ..., 4) == NOT_ANSWERED
+    assert ck.reload_over_link(residency, ..., 0.04) == NOT_ANSWERED
     assert ck.smallest_hbm_without_reloads(residency, ...) == NOT_ANSWERED
     assert ck.reload_slowdown(residency, ...) == NOT_ANSWERED
 
@@ -60,20 +60,22 @@ def test_jain_blind_spot_exercise(fairness):
 
 
 def test_reload_exercise(residency):
-    assert ck.reload_and_overcommit(residency, 8.05, 4) == "right"  # 12 GiB / 1.6 TB/s; 36 - 32 GiB
-    assert ck.reload_and_overcommit(residency, 7.5, 4).startswith("not yet:")  # 12e9 bytes, not 12 GiB
-    assert ck.reload_and_overcommit(residency, 8.05, 0).startswith("not yet:")
+    assert ck.reload_over_link(residency, 201.3, 0.04) == "right"  # 12 GiB / 64 GB/s; 64 GB/s / 1.6 TB/s
+    assert ck.reload_over_link(residency, 187.5, 0.04).startswith("not yet:")  # 12e9 bytes, not 12 GiB
+    assert ck.reload_over_link(residency, 8.05, 1.0).startswith("not yet:")  # the chapter's HBM-speed reload
+    assert ck.reload_over_link(residency, 201.3, 1.0).startswith("not yet:")  # the copy does not fill HBM
 
 
 def test_smallest_hbm_exercise(residency):
     before = residency.values()
-    assert ck.smallest_hbm_without_reloads(residency, 36) == "right"
-    assert ck.smallest_hbm_without_reloads(residency, 40).startswith("not yet:")  # no reloads, not the smallest
-    assert ck.smallest_hbm_without_reloads(residency, 32).startswith("not yet:")
+    assert ck.smallest_hbm_without_reloads(residency, 30) == "right"  # 12 + 12 + 6 GiB
+    assert ck.smallest_hbm_without_reloads(residency, 36).startswith("not yet:")  # the unquantised answer
+    assert ck.smallest_hbm_without_reloads(residency, 28).startswith("not yet:")
     assert residency.values() == before
 
 
 def test_reload_slowdown_exercise(residency):
-    assert ck.reload_slowdown(residency, 4) == "right"  # theta = 0.25: 1 / 0.25
+    assert ck.reload_slowdown(residency, 3.75) == "right"  # theta = 0.8 / 3 = 0.267: 1 / theta
     assert "total demand" in ck.reload_slowdown(residency, 1.9)
-    assert ck.reload_slowdown(residency, 1.2).startswith("not yet:")  # the small batches' slowdown
+    assert ck.reload_slowdown(residency, 4).startswith("not yet:")  # the chapter's three phases of 0.3
+    assert ck.reload_slowdown(residency, 1.5).startswith("not yet:")  # the 0.4 phase's slowdown
