@@ -63,12 +63,12 @@ def fusion_drill():
 def test_07_placeholders_are_not_answered(fusion_drill):
     assert ck.missing_element(fusion_drill, ...) == NOT_ANSWERED
     assert ck.regressed_p95_ms(fusion_drill, ...) == NOT_ANSWERED
-    assert ck.rollback_sentence(fusion_drill, ...) == NOT_ANSWERED
+    assert ck.owner_sentence(fusion_drill, ...) == NOT_ANSWERED
 
 
 def test_missing_element(fusion_drill):
-    assert ck.missing_element(fusion_drill, "rollback") == "right"  # "we can always revert it": no condition
-    assert ck.missing_element(fusion_drill, "owner").startswith("not yet:")
+    assert ck.missing_element(fusion_drill, "owner") == "right"  # "someone from infra should look into it"
+    assert ck.missing_element(fusion_drill, "rollback").startswith("not yet:")  # section 6's answer, not this one
     assert ck.missing_element(fusion_drill, "fix").startswith("expected")  # fix is scored, not a core element
 
 
@@ -80,12 +80,12 @@ def test_regressed_p95(fusion_drill):
     assert ck.regressed_p95_ms(fusion_drill, "slow").startswith("expected")
 
 
-def test_rollback_sentence(fusion_drill):
-    good = ("Rollback: ship behind the fusion-level flag on a canary and flip it back to elementwise if canary p95 "
-            "rises more than 5%.")
-    assert ck.rollback_sentence(fusion_drill, good) == "right"
-    assert "condition" in ck.rollback_sentence(fusion_drill, "Rollback: revert if needed.")
-    assert ck.rollback_sentence(fusion_drill, 5).startswith("expected")
+def test_owner_sentence(fusion_drill):
+    good = "Owner: the ML compiler team owns the fusion pass; the serving on-call signs off on p95."
+    assert ck.owner_sentence(fusion_drill, good) == "right"
+    assert ck.owner_sentence(fusion_drill, "I'd own the rollout myself.") == "right"
+    assert "accountable" in ck.owner_sentence(fusion_drill, "Owner: the team should look at it.")
+    assert ck.owner_sentence(fusion_drill, 5).startswith("expected")
 
 
 def test_strong_answer_exercise_of_chapter_07(fusion_drill):

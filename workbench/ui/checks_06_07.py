@@ -102,6 +102,13 @@ Owner: the ML compiler team.
 Rollback: we can always revert it."""
 
 
+# 07, exercises 2 and 4: the same answer with a conditional rollback and an owner who is nobody in particular
+EXERCISE_ANSWER = PARTIAL_ANSWER.rsplit("\n", 2)[0] + """
+Rollback: ship behind the fusion-level flag on a canary and flip it back if canary p95 rises more than 5% \
+above the elementwise plan.
+Owner: someone from infra should look into it."""
+
+
 def _missing(drill, text: str) -> list[str]:
     from workbench.grading.grader import CORE, grade
 
@@ -110,16 +117,16 @@ def _missing(drill, text: str) -> list[str]:
 
 
 def missing_element(drill, element: Any) -> str:
-    """07, exercise 2: the core element the grader finds missing in :data:`PARTIAL_ANSWER`."""
+    """07, exercise 2: the core element the grader finds missing in :data:`EXERCISE_ANSWER`."""
     from workbench.grading.grader import CORE
 
     def test() -> bool:
         if element not in CORE:
             raise ValueError(f"one of {', '.join(CORE)}")
-        return [element] == _missing(drill, PARTIAL_ANSWER)
+        return [element] == _missing(drill, EXERCISE_ANSWER)
 
     return _verdict((element,), "a core element name", test,
-                    "each line is labelled, but a label is not an element: which line gives no condition?")
+                    "each line is labelled, but a label is not an element: which line names nobody accountable?")
 
 
 def regressed_p95_ms(drill, value: Any) -> str:
@@ -146,12 +153,12 @@ def regressed_p95_ms(drill, value: Any) -> str:
     return _with_hint(verdict, hint)
 
 
-def rollback_sentence(drill, text: Any) -> str:
-    """07, exercise 4: a rollback sentence that, replacing the last line of :data:`PARTIAL_ANSWER`, makes it strong."""
+def owner_sentence(drill, text: Any) -> str:
+    """07, exercise 4: an owner sentence that, replacing the last line of :data:`EXERCISE_ANSWER`, makes it strong."""
     from workbench.grading.grader import grade
 
     def answer() -> str:
-        return PARTIAL_ANSWER.rsplit("\n", 1)[0] + "\n" + text
+        return EXERCISE_ANSWER.rsplit("\n", 1)[0] + "\n" + text
 
     def test() -> bool:
         if not isinstance(text, str) or not text.strip():
@@ -159,7 +166,7 @@ def rollback_sentence(drill, text: Any) -> str:
         return grade(drill, answer()).verdict == "strong"
 
     def hint() -> str:
-        e = grade(drill, answer()).elements["rollback"]
-        return e.hint or "the rollback is found, but another element went missing: keep the sentence to the rollback"
+        e = grade(drill, answer()).elements["owner"]
+        return e.hint or "the owner is found, but another element went missing: keep the sentence to the owner"
 
-    return _with_hint(_verdict((text,), "your rollback sentence as a string", test, ""), hint)
+    return _with_hint(_verdict((text,), "your owner sentence as a string", test, ""), hint)
