@@ -153,23 +153,29 @@ def _nines(q: np.ndarray | float) -> np.ndarray:
 def draw_cdf(ax, runs: dict[str, Trace]) -> dict[str, dict[int, float]]:
     """Latency CDFs, log time axis, with a y axis that stretches the tail (0.9, 0.99, 0.999 equally spaced).
 
-    Each p50 / p95 / p99 is marked (dotted, dashed, solid) and labelled with its value in
-    ms: the first run's labels right of the mark in the current colour, a second run's
-    left of it in the second colour, any further runs in grey. Returns the marks per run.
+    Each p50 / p95 / p99 is marked (dotted, dashed, solid). With one or two runs each mark
+    is labelled with its value in ms (the first run's right of the mark, the second's left of
+    it); with more, the values go in the legend instead, where they cannot overprint each
+    other. Returns the marks per run.
     """
     ax.clear()
     colours = [CURRENT, SECOND] + [BASELINE] * max(len(runs) - 2, 0)
+    many = len(runs) > 2
     out = {}
     for i, ((label, tr), colour) in enumerate(zip(runs.items(), colours, strict=True)):
         lat = latencies_ms(tr)
         if len(lat) == 0:
             continue
         q = (np.arange(1, len(lat) + 1) - 0.5) / len(lat)  # the empirical CDF at each sorted latency
-        ax.step(lat, _nines(q), where="post", color=colour, lw=1.6, label=label)
-        out[label] = marks = percentiles_ms(tr)
+        marks = percentiles_ms(tr)
+        values = ", ".join(f"p{pct} {marks[pct]:.2f}" for pct, _ in PERCENTILE_STYLES)
+        ax.step(lat, _nines(q), where="post", color=colour, lw=1.6, label=f"{label}: {values} ms" if many else label)
+        out[label] = marks
         for pct, style in PERCENTILE_STYLES:
             x = marks[pct]
             ax.axvline(x, color=colour, ls=style, lw=0.9)
+            if many:
+                continue
             ax.annotate(f"p{pct} {x:.2f} ms", (x, _nines(pct / 100)), xytext=(4 if i == 0 else -4, 3),
                         textcoords="offset points", fontsize=8, color=colour, ha="left" if i == 0 else "right",
                         bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.8, "pad": 0.5})
@@ -180,7 +186,7 @@ def draw_cdf(ax, runs: dict[str, Trace]) -> dict[str, dict[int, float]]:
     ax.set_yticks(_nines(np.array(NINES)), [f"{v:g}" for v in NINES])
     ax.set_ylim(0, _nines(0.999) + 0.2)
     ax.grid(alpha=0.3)
-    ax.legend(loc="upper left", fontsize=8)
+    ax.legend(loc="upper left", fontsize=7 if many else 8)
     return out
 
 
