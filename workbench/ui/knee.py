@@ -32,17 +32,32 @@ def wait_vs_load(ax, rows: list[dict], theory: dict[str, list[float]], capacity_
     ax.legend(fontsize=8, loc="upper left")
 
 
+OFF_SCALE_S = 1.0  # s: a p99 this long is an overloaded run, drawn at the axis's top edge
+
+
 def p99_vs_throughput(ax, curves: dict[str, list[dict]], capacities: dict[str, float] | None = None) -> None:
     """p99 latency (ms) against achieved throughput, one curve per batching policy (first grey, last blue)."""
     ax.clear()
     n = len(curves)
     others = [palette.SECOND, palette.CAUSES["core_imbalance"], palette.CAUSES["service"]]
+    # the y axis stops at ten times the worst stable p99: an overloaded point (p99 in seconds) is drawn at the top
+    # edge as a triangle with its value, so it does not squash every stable curve into the bottom of the axis
+    stable = [r["p99_s"] * 1e3 for rows in curves.values() for r in rows if r["p99_s"] < OFF_SCALE_S]
+    top = 10 * max(stable, default=100.0)
     for i, (label, rows) in enumerate(curves.items()):
         color = palette.BASELINE if i == 0 else palette.CURRENT if i == n - 1 else others[(i - 1) % len(others)]
-        ax.plot([r["throughput"] for r in rows], [r["p99_s"] * 1e3 for r in rows], "o-", color=color, label=label)
+        x = [r["throughput"] for r in rows]
+        y = [min(r["p99_s"] * 1e3, top) for r in rows]
+        ax.plot(x, y, "o-", color=color, label=label)
+        off = [(xi, r["p99_s"]) for xi, r in zip(x, rows, strict=True) if r["p99_s"] * 1e3 > top]
+        if off:
+            ax.plot([xi for xi, _ in off], [top] * len(off), "^", color=color, ms=9, clip_on=False)
+            ax.annotate("off scale, overloaded: p99 " + ", ".join(f"{p:.1f}" for _, p in off) + " s",
+                        (off[0][0], top), xytext=(8, -12), textcoords="offset points", fontsize=7, color=color)
         if capacities and label in capacities:
             ax.axvline(capacities[label], color=color, ls=":", lw=1)
     ax.set_yscale("log")
+    ax.set_ylim(top=top)
     plain_log(ax.yaxis)
     ax.set_xlabel("throughput (req/s); dotted: the capacity at max batch")
     ax.set_ylabel("p99 latency (ms)")
