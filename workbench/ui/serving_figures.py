@@ -12,7 +12,7 @@ from matplotlib.ticker import FixedLocator, FuncFormatter
 
 from workbench.serving.engine import ServingTrace
 from workbench.serving.metrics import itl_s
-from workbench.ui.figures import MARKS, cdf_xy, log_limits, new_figure, plain_log
+from workbench.ui.figures import MARKS, log_limits, new_figure, plain_log
 from workbench.ui.palette import BASELINE, BASELINE_ALPHA, CURRENT, TOKEN_PHASES
 
 
@@ -21,7 +21,8 @@ def busiest_window(tr: ServingTrace, seconds: float) -> tuple[float, float]:
     starts, pre = tr.it_start_s, np.cumsum(tr.it_prefill_tokens)
     ends = np.searchsorted(starts, starts + seconds)
     k = int(np.argmax(pre[np.minimum(ends, len(pre)) - 1] - np.concatenate([[0], pre[:-1]])))
-    return float(starts[k]), float(starts[k] + seconds)
+    last = min(int(ends[k]), len(starts)) - 1  # stretch the window to the end of its last iteration
+    return float(starts[k]), float(max(starts[k] + seconds, tr.it_end_s[last]))
 
 
 def iterations(ax, tr: ServingTrace, t0: float, t1: float) -> None:
@@ -43,7 +44,7 @@ def iterations(ax, tr: ServingTrace, t0: float, t1: float) -> None:
     ax.set_xlim(0, (t1 - t0) * 1e3)
     ax.set_xlabel(f"time from {t0:.3f} s (ms)")
     ax.set_ylabel("tokens in the iteration")
-    ax.legend(loc="upper right", fontsize=7)
+    ax.legend(loc="upper left", fontsize=7)
     ax.grid(alpha=0.3, axis="y")
 
 
@@ -73,22 +74,28 @@ def kv_axes(ax) -> None:
 
 def itl_cdf(ax, tr: ServingTrace, other: ServingTrace | None = None,
             labels: tuple[str, str] = ("this run", "compared run")) -> None:
-    """CDF of inter-token gaps (ms, log axis) with p50/p95/p99 marks; ``other`` in faint grey."""
+    """The tail of the inter-token gaps: the share of gaps longer than x (log-log), so p99.9 and the longest
+    stall are as visible as the median; p50/p95/p99 of this run marked; ``other`` in faint grey."""
     cur = np.sort(itl_s(tr)) * 1e3
     prev = np.sort(itl_s(other)) * 1e3 if other is not None else np.zeros(0)
-    if len(prev):
-        ax.plot(*cdf_xy(prev), color=BASELINE, alpha=BASELINE_ALPHA, lw=2.2, label=labels[1])
-    ax.plot(*cdf_xy(cur), color=CURRENT, lw=1.4, label=labels[0])
+    for gaps, style in ((prev, {"color": BASELINE, "alpha": BASELINE_ALPHA, "lw": 2.2, "label": labels[1]}),
+                        (cur, {"color": CURRENT, "lw": 1.4, "label": labels[0]})):
+        if len(gaps):
+            n = len(gaps)  # points at geometric steps of the count above: dense in the tail, where it matters
+            idx = n - np.unique(np.geomspace(1, n, 2000).astype(np.int64))
+            ax.step(gaps[idx], (n - idx - 0.5) / n, where="post", **style)
     for q, ls in MARKS:
         ax.axvline(float(np.percentile(cur, q)), color=CURRENT, ls=ls, lw=0.8)
     ax.set_xscale("log")
+    ax.set_yscale("log")
     plain_log(ax.xaxis)
     ax.set_xlim(*log_limits(cur, prev))
-    ax.set_ylim(0, 1.02)
+    n = max(len(cur), len(prev), 2)
+    ax.set_ylim(0.5 / n, 1.5)
     ax.set_xlabel("gap between two tokens (ms); p50 dotted, p95 dashed, p99 solid")
-    ax.set_ylabel("CDF")
-    ax.legend(loc="lower right", fontsize=8)
-    ax.grid(alpha=0.3)
+    ax.set_ylabel("share of gaps longer than x")
+    ax.legend(loc="lower left", fontsize=8)
+    ax.grid(alpha=0.3, which="both")
 
 
 def serving_picture(tr: ServingTrace, window_s: float = 0.05):
