@@ -66,18 +66,27 @@ def pinned_overload_share(panel, share: Any) -> str:
                     "one core serves share x total rate; it keeps up while that times 10 ms stays below 1")
 
 
-def jain_blind_spot(panel, discipline: Any, batch_weight: Any) -> str:
-    """04, exercise 3: a discipline and weight at load 0.95 where Jain >= 0.99 yet one p99 is >= 5x the other."""
-    def test() -> bool:
-        if discipline not in panel.ctrl["discipline"].options:
-            raise ValueError(f"a discipline from {panel.ctrl['discipline'].options}")
-        s = _run(panel, discipline=discipline, batch_weight=float(batch_weight), load=0.95,
-                 placement="least-loaded", skew=0.53)
-        p = [v["latency_s"]["p99"] for v in s["streams"].values()]
-        return s["fairness_jain"] >= 0.99 and max(p) >= 5 * min(p)
+def jain_blind_spot(panel, load: Any) -> str:
+    """04, exercise 3: under strict priority (least-loaded, share 0.53, batch weight 1), the smallest utilisation
+    target on the slider at which batch's p99 is at least five times interactive's, while Jain's index stays
+    above 0.99 (a run at the answer and one step below decides)."""
+    step = panel.ctrl["load"].step
 
-    return _verdict((discipline, batch_weight), "a discipline and a weight", test,
-                    "Jain reads throughput / weight; which discipline changes waits without changing throughput?")
+    def ratio_and_jain(x: float) -> tuple[float, float]:
+        s = _run(panel, discipline="priority", batch_weight=1.0, load=round(x, 2), placement="least-loaded", skew=0.53)
+        p = [v["latency_s"]["p99"] for v in s["streams"].values()]
+        return max(p) / min(p), s["fairness_jain"]
+
+    def test() -> bool:
+        x, lo, hi = float(load), panel.ctrl["load"].min, panel.ctrl["load"].max
+        if not lo <= x <= hi:
+            raise ValueError(f"a utilisation target on the slider, {lo} to {hi}")
+        here, below = ratio_and_jain(x), ratio_and_jain(x - step)
+        return here[0] >= 5 and here[1] > 0.99 and below[0] < 5
+
+    return _verdict((load,), "a utilisation target (a number such as 0.8)", test,
+                    "the batch class's wait carries 1/(1 - sigma_2): raise the load in small steps and watch the two "
+                    "p99s; Jain's index will not move")
 
 
 HOST_LINK_BYTES_PER_S = 64e9  # 05, exercise 1: a PCIe 5 x16 host link, each way
