@@ -36,11 +36,7 @@ def transformer_block(d_model: int = 1024, heads: int = 16, d_ff: int | None = N
     check(d_model % heads == 0, "params.heads", heads, f"must divide d_model ({d_model})")
     b = Builder("transformer_block")
     x = b.add("x", Op.INPUT, shape=("batch", "seq", d_model))
-    wqkv = b.add("w_qkv", Op.PARAM, shape=(d_model, 3 * d_model))
-    wo = b.add("w_o", Op.PARAM, shape=(d_model, d_model))
-    w1 = b.add("w1", Op.PARAM, shape=(d_model, d_ff))
-    b1 = b.add("b1", Op.PARAM, shape=(d_ff,))
-    w2 = b.add("w2", Op.PARAM, shape=(d_ff, d_model))
+    wqkv, wo, w1, b1, w2 = _layer_weights(b, d_model, 3 * d_model, d_model, d_ff)
     h = b.add("ln1", Op.LAYERNORM, (x,))
     qkv = b.add("qkv", Op.MATMUL, (h, wqkv))
     q = b.add("q", Op.SPLIT_HEADS, (qkv,), heads=heads, parts=3)
@@ -54,6 +50,13 @@ def transformer_block(d_model: int = 1024, heads: int = 16, d_ff: int | None = N
     o = b.add("attn_out", Op.MATMUL, (c, wo))
     r1 = b.add("residual1", Op.ADD, (x, o))
     return b.build((_residual_mlp(b, r1, w1, b1, w2),))
+
+
+def _layer_weights(b: Builder, d_model: int, qkv_cols: int, o_rows: int, ff_cols: int) -> tuple[str, ...]:
+    """A block's weights, whole or one core's shard: QKV and MLP-up by columns, output and MLP-down by rows."""
+    return (b.add("w_qkv", Op.PARAM, shape=(d_model, qkv_cols)), b.add("w_o", Op.PARAM, shape=(o_rows, d_model)),
+            b.add("w1", Op.PARAM, shape=(d_model, ff_cols)), b.add("b1", Op.PARAM, shape=(ff_cols,)),
+            b.add("w2", Op.PARAM, shape=(ff_cols, d_model)))
 
 
 def _residual_mlp(b: Builder, r1: str, w1: str, b1: str, w2: str) -> str:
@@ -79,11 +82,7 @@ def layer_shard(d_model: int, d_ff: int, cores: int) -> Graph:
     b = Builder("decoder_layer_shard")
     x = b.add("x", Op.INPUT, shape=("batch", "seq", d_model))
     attn = b.add("attn", Op.INPUT, shape=("batch", "seq", heads_cols))
-    w_qkv = b.add("w_qkv", Op.PARAM, shape=(d_model, qkv_cols))
-    w_o = b.add("w_o", Op.PARAM, shape=(heads_cols, d_model))
-    w1 = b.add("w1", Op.PARAM, shape=(d_model, ff_cols))
-    b1 = b.add("b1", Op.PARAM, shape=(ff_cols,))
-    w2 = b.add("w2", Op.PARAM, shape=(ff_cols, d_model))
+    w_qkv, w_o, w1, b1, w2 = _layer_weights(b, d_model, qkv_cols, heads_cols, ff_cols)
     h = b.add("ln1", Op.LAYERNORM, (x,))
     qkv = b.add("qkv", Op.MATMUL, (h, w_qkv))
     o = b.add("attn_out", Op.MATMUL, (attn, w_o))

@@ -11,6 +11,7 @@ and warmed at set-up (``python -m workbench.runtime.compiled``).
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -39,7 +40,8 @@ def _fresh_cache() -> None:
 
 def simulate_compiled(run: ServingRun) -> ServingTrace:
     """Run ``run`` through the compiled loop (the caller has checked it with ``check_run``)."""
-    _fresh_cache()
+    if "workbench.serving.compiled_run" not in sys.modules:  # before numba loads the kernels, once a process
+        _fresh_cache()
     from workbench.serving import compiled_loop as K
     from workbench.serving.compiled_run import run_tokens
     from workbench.serving.engine import assemble

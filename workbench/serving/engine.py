@@ -17,6 +17,7 @@ import numpy as np
 from workbench.errors import ConfigError
 from workbench.hardware import Hardware
 from workbench.limits import check_int_range
+from workbench.runtime.compiled import available
 from workbench.serving.buckets import BucketState
 from workbench.serving.config import Decoder, KVConfig, SchedulerConfig, Tenant, TokenBuckets
 from workbench.serving.cost import IterationCost, causal_keys
@@ -104,17 +105,11 @@ def simulate_tokens(run: ServingRun, loop: str = "auto") -> ServingTrace:
     check_run(run)
     if loop not in LOOPS:
         raise ValueError(f"loop must be one of {LOOPS}, not {loop!r}")
-    if loop == "compiled" or (loop == "auto" and _numba()):
+    if loop == "compiled" or (loop == "auto" and available()):
         from workbench.serving.compiled import simulate_compiled
 
         return simulate_compiled(run)
     return _simulate_python(run)
-
-
-def _numba() -> bool:
-    import importlib.util
-
-    return importlib.util.find_spec("numba") is not None
 
 
 def _simulate_python(run: ServingRun) -> ServingTrace:

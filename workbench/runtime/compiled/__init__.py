@@ -88,10 +88,3 @@ def drop_stale(sources: list[Path], cache: Path, stamp_name: str, modules: tuple
         stamp.write_text(digest)
     except OSError:  # a read-only install: numba keeps its cache elsewhere
         pass
-    for f in list(cache.glob("*.nbi")) + list(cache.glob("*.nbc")):
-        f.unlink(missing_ok=True)
-    try:
-        cache.mkdir(exist_ok=True)
-        stamp.write_text(digest)
-    except OSError:  # a read-only install: numba keeps its cache elsewhere
-        pass
