@@ -25,7 +25,6 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.ticker import FixedFormatter
 from PIL import Image
 
-DPI = 100
 PNG_LEVEL = 1  # zlib level: 1 is 2-3x faster to encode than the default 6, for a PNG ~7 % larger
 
 
