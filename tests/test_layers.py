@@ -77,3 +77,17 @@ def test_the_layers_draw_what_a_plain_savefig_draws():
     assert layered.shape == plain.shape
     differ = np.any(layered != plain, axis=2).mean()
     assert differ < 0.005, f"{differ:.2%} of pixels differ"
+
+
+def test_log_labels_thin_out_past_two_and_a_half_decades():
+    """1-2-5 labels on a narrow log axis; only powers of ten on a wide one (0.25..5,000 ms crowded before)."""
+    from workbench.ui.figures import new_figure, plain_log
+
+    fig, (ax,) = new_figure(1)
+    ax.set_xscale("log")
+    plain_log(ax.xaxis)
+    fmt = ax.xaxis.get_major_formatter()
+    ax.set_xlim(0.5, 20)
+    assert [fmt(v) for v in (0.5, 1, 2, 5, 10, 20)] == ["0.5", "1", "2", "5", "10", "20"]
+    ax.set_xlim(0.25, 5000)
+    assert [fmt(v) for v in (0.5, 1, 2, 5, 10, 100, 1000, 2000)] == ["", "1", "", "", "10", "100", "1000", ""]

@@ -8,10 +8,11 @@ has a stable text twin (``*_text``) that notebooks print and nbval compares.
 from __future__ import annotations
 
 import io
+import math
 
 import numpy as np
 from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+from matplotlib.ticker import Formatter, LogLocator, NullFormatter
 
 from workbench.analysis.metrics import DRIVERS
 from workbench.runtime.trace import Trace
@@ -50,10 +51,27 @@ def new_figure(ncols: int = 2, width: float = 10.0, height: float = 3.4):
     return fig, list(np.atleast_1d(axes))
 
 
+class PlainLogFormatter(Formatter):
+    """Plain numbers on a log axis ('0.5', '20'; mathtext costs more to render than the data). Ticks sit at
+    1-2-5; over more than ``decades`` decades only the powers of ten keep a label, so labels never crowd."""
+
+    def __init__(self, decades: float = 2.5):
+        self.decades = decades
+
+    def __call__(self, v: float, pos=None) -> str:
+        lo, hi = sorted(self.axis.get_view_interval()) if self.axis is not None else (v, v)
+        if lo > 0 and math.log10(hi / lo) > self.decades and v > 0:
+            mantissa = v / 10.0 ** math.floor(math.log10(v) + 1e-9)
+            if abs(mantissa - 1.0) > 1e-6:
+                return ""
+        return f"{v:g}"
+
+
 def plain_log(axis) -> None:
-    """Log scale with plain number labels (mathtext labels cost more to render than the data)."""
-    axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))  # 1-2-5: a label on less than a decade
-    axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    """Log scale with plain number labels at 1-2-5 ticks (a label on less than a decade; only powers of ten
+    past two and a half decades)."""
+    axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    axis.set_major_formatter(PlainLogFormatter())
     axis.set_minor_formatter(NullFormatter())
 
 
