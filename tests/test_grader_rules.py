@@ -144,3 +144,36 @@ def test_a_participle_is_no_experiment_and_a_labelled_mechanism_is_no_fix():
                  "SRAM, so it spills 88.6 MiB per request to HBM instead of 17.7 MiB.")
     assert not grade(drill, mechanism).elements["fix"].present
     assert grade(drill, "Fix: I would move attention to a tiled, flash-style kernel.").elements["fix"].present
+
+
+FIXES = [
+    # an owner and the fix in one sentence: the owner does not make the fix a mere assignment
+    ("compiler-runtime-mapping", "The ML compiler team owns the envelope, so they add a 1024 and a 2048 bucket.", True),
+    # the first way back has no condition of its own: it is the fix; the second, tied to the condition, is the rollback
+    ("fairness-starvation", "I'd switch back to weighted fair queueing behind a flag and flip it back if interactive "
+                            "p99 goes above its SLO.", True),
+    ("fairness-starvation", "Flip back to strict priority if batch p99 goes above 500 ms.", False),
+    # a parenthesis is one aside, not a run of bare terms
+    ("compiler-runtime-mapping", "Fix: add larger buckets (1024, 2048), recompile.", True),
+    # plain language beside the jargon, with an action on it
+    ("static-placement-imbalance", "The fix is to let any core take any request.", True),
+    ("fusion-memory-bursts", "The compiler folks should do the attention in small tiles.", True),
+    # the plain words without a proposal are a description, not a fix
+    ("static-placement-imbalance", "Any core was idle while one ran at 92%.", False),
+    # the ground truth's rollback is not the fix: flipping recompile-on-miss back to fallback
+    ("recompile-storm", "Flip out_of_envelope back to fallback right away.", False),
+]
+
+
+@pytest.mark.parametrize(("drill", "text", "want"), FIXES)
+def test_fix_shapes(drill, text, want):
+    assert grade(D[drill], text).elements["fix"].present is want
+
+
+def test_workload_is_named_anywhere_in_the_answer():
+    """The definition asks for the workload and its moved metric, not for both in one sentence."""
+    text = ("The API stream runs at 1,500 req/s on two cores. After the change the batcher waits longer. "
+            "Each request sits in the batch window first. Then it runs in a batch of 30. p99 went from 11 to 46 ms.")
+    assert grade(D["batching-queueing-delay"], text).elements["workload"].present
+    # a moved metric with no workload anywhere earns nothing
+    assert not grade(D["batching-queueing-delay"], "p99 went from 11 to 46 ms.").elements["workload"].present

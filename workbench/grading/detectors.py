@@ -165,12 +165,24 @@ def _acts_on(n: str, words: frozenset[str]) -> bool:
 
 def _tied_way_backs(n: str) -> list[tuple[int, int]]:
     """Spans of the ways back tied to a condition ('revert to WFQ if batch p99 breaches', 'ship on a canary and
-    revert if it is worse'): what counts as a rollback, and so never as the fix."""
+    revert if it is worse'), each with its condition: what counts as a rollback, and so never as the fix. A
+    condition belongs to the nearest way back: in 'switch back to WFQ behind a flag and flip it back if batch p99
+    breaches' the first way back is the fix and only the second is tied."""
+    backs = [(m.start(), m.end()) for m in WAY_BACK.finditer(n)]
+    conds = [(m.start(), m.end()) for m in CONDITION.finditer(n)]
     spans = []
-    for m in WAY_BACK.finditer(n):
-        window = n[max(0, m.start() - 160):m.end() + 160]  # the condition is attached to the way back
-        if CONDITION.search(window) or (VAGUE_WORSE.search(window) and TRIAL.search(n)):
-            spans.append((m.start(), m.end()))
+    for a, b in backs:
+        for c, d in conds:
+            if c > b + 160 or d < a - 160:
+                continue
+            lo, hi = (b, c) if c >= b else (d, a)
+            if not any(lo <= x < hi for x, _ in backs):  # no other way back between this one and the condition
+                spans.append((min(a, c), max(b, d)))
+                break
+        else:
+            window = n[max(0, a - 160):b + 160]
+            if VAGUE_WORSE.search(window) and TRIAL.search(n):
+                spans.append((a, b))
     return spans
 
 
@@ -178,44 +190,47 @@ def _tied_way_back(n: str) -> bool:
     return bool(_tied_way_backs(n))
 
 
-RUN_ON = 60  # content words: a "sentence" this long is an unpunctuated answer, not one sentence
+REACH = 20  # characters blanked either side of a tied way back and its condition
 
 
-def _without_rollbacks(n: str, reach: int = 100) -> str:
-    """The sentence with each tied way back and ``reach`` characters around it blanked: in a long unpunctuated
-    answer the fix may share a 'sentence' with the rollback ('id bump budget to 2048 ... if the canary is worse
-    flip it back'); what stands near the way back is the rollback's, never the fix."""
+def _without_rollbacks(n: str, reach: int = REACH) -> str:
+    """The sentence with each tied way back, its condition and ``reach`` characters around them blanked: a sentence
+    (or a long unpunctuated answer) may hold the fix beside the rollback ('id bump budget to 2048 ... if the canary
+    is worse flip it back', 'switch back to WFQ behind a flag and flip it back if batch p99 breaches')."""
     for a, b in _tied_way_backs(n):
         a, b = max(0, a - reach), min(len(n), b + reach)
         n = n[:a] + " " * (b - a) + n[b:]
     return n
 
 
+def fix_sentence(s: str, n: str, drill: Drill, words: frozenset[str]) -> bool:
+    """Does this one sentence propose a bounded fix on the drill's fix vocabulary (the rule, sentence by sentence)?"""
+    if bare_run(n) or ROLLBACK_LABEL.match(n) or OTHER_LABEL.match(n) or (PROOF.search(n) and not FIX_MARKER.search(n)):
+        return False
+    if _tied_way_back(n):  # the conditional way back is the rollback's; what else the sentence proposes may be the fix
+        n = _without_rollbacks(n)
+    body = re.sub(r"^\s*[a-z /&]{1,30}:\s", " ", n)  # past a 'Fix:' label, which is no action by itself
+    if content_words(body) < 2:
+        return False
+    terms = drill.rubric.fix_terms + drill.rubric.fix_plain
+    if FIX_LABEL.match(n) and (has(body, terms) or _names(body, words)):
+        return True  # "fix: max_delay back to 2 ms", "fix: least-loaded dispatch"
+    term = has(body, terms)
+    if term and not negated(body, term):
+        at = phrase(term).search(body).start()
+        near = body[max(0, at - 60):at + 60]  # an action on the fix itself, not a proof that mentions it
+        if (_ACTION.search(near) or FIX_MARKER.search(near)) and not (
+                NOT_A_FIX.search(body[max(0, at - 60):at]) or _TO_PROVE.search(body[at:at + 40])):
+            return True
+    # a proposal ("fix:", "I'd", "we should", an imperative) whose verb acts on this drill's fix words
+    proposed = FIX_MARKER.search(n) or has(" " + body.strip().split(" ")[0] + " ", ACTIONS)
+    return bool(proposed and _acts_on(body, words))
+
+
 def fix(segs: list[str], norms: list[str], drill: Drill, stuffed: bool) -> Element:
     words = fix_words(drill)
     for s, n in zip(segs, norms, strict=True):
-        if bare_run(n) or ROLLBACK_LABEL.match(n) or OTHER_LABEL.match(n) or (
-                PROOF.search(n) and not FIX_MARKER.search(n)):
-            continue
-        if _tied_way_back(n):  # a sentence with a conditional way back is the rollback's; a run-on answer's is not
-            if content_words(n) < RUN_ON:
-                continue
-            n = _without_rollbacks(n)
-        body = re.sub(r"^\s*[a-z /&]{1,30}:\s", " ", n)  # past a 'Fix:' label, which is no action by itself
-        if content_words(body) < 2:
-            continue
-        if FIX_LABEL.match(n) and (has(body, drill.rubric.fix_terms) or _names(body, words)):
-            return Element(True, quote(s), "")  # "fix: max_delay back to 2 ms", "fix: least-loaded dispatch"
-        term = has(body, drill.rubric.fix_terms)
-        if term and not negated(body, term):
-            at = phrase(term).search(body).start()
-            near = body[max(0, at - 60):at + 60]  # an action on the fix itself, not a proof that mentions it
-            if (_ACTION.search(near) or FIX_MARKER.search(near)) and not (
-                    NOT_A_FIX.search(body[max(0, at - 60):at]) or _TO_PROVE.search(body[at:at + 40])):
-                return Element(True, quote(s), "")
-        # a proposal ("fix:", "I'd", "we should", an imperative) whose verb acts on this drill's fix words
-        proposed = FIX_MARKER.search(n) or has(" " + body.strip().split(" ")[0] + " ", ACTIONS)
-        if proposed and _acts_on(body, words):
+        if fix_sentence(s, n, drill, words):
             return Element(True, quote(s), "")
     examples = "; ".join(drill.rubric.fix_terms[:3])
     return Element(False, "", f"propose one bounded fix for this mechanism, e.g. {examples}",
@@ -268,17 +283,18 @@ FIGURES = re.compile(r"\d(?:\.\d+)?\s?(?:ms|s|%)(?![a-z])|\d\s?(?:->|→|to)\s?~
 CONDITIONAL = re.compile(r"(?:if|unless|when|once|until|should)\W+(?:\w+\W+){0,3}$")
 
 
-def workload(segs: list[str], norms: list[str], drill: Drill) -> Element:
+def workload(segs: list[str], norms: list[str], drill: Drill, stuffed: bool = False) -> Element:
     metric = "|".join(re.escape(m) for m in METRICS)
     moved = "|".join(re.escape(d) for d in DIRECTION) + r"|\d+(?:\.\d+)?\s?(?:x|%|ms|s)\b|->"
     near = re.compile(rf"(?<![a-z])(?:{metric})\w{{0,12}}(?:\W{{1,4}}\w{{1,{40}}}){{0,8}}?\W{{1,4}}(?:{moved})")
-    for i, (s, n) in enumerate(zip(segs, norms, strict=True)):
-        # the moved metric here (not a rollback's "if p99 goes above"), the workload here or within two sentences;
-        # a comma run of figures ("p99 15 -> 1040 ms, p95 5.7 -> 3.1") is data, not a run of bare terms
+    named = has(" ".join(norms), drill.rubric.workload_terms)  # the workload, named anywhere in the answer
+    for s, n in zip(segs, norms, strict=True):
+        # the moved metric here (not a rollback's "if p99 goes above"); a comma run of figures ("p99 15 -> 1040 ms,
+        # p95 5.7 -> 3.1") is data, not a run of bare terms, unless the whole answer is such runs
         m = near.search(n)
-        if not m or (bare_run(n) and not FIGURES.search(n)) or CONDITIONAL.search(n[:m.start()]):
+        if not m or (bare_run(n) and (stuffed or not FIGURES.search(n))) or CONDITIONAL.search(n[:m.start()]):
             continue
-        if has(" ".join(norms[max(0, i - 2):i + 3]), drill.rubric.workload_terms):
+        if named:
             return Element(True, quote(s), "")
     return Element(False, "", "say which workload regressed and its first failing metric, with a number or a "
                               "direction (e.g. p99 of the chat stream doubled once sequence lengths passed 512)",

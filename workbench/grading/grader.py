@@ -106,7 +106,8 @@ def grade(drill: Drill, answer: str) -> Grade:
     else:
         # an answer made mostly of bare term runs is keyword-stuffed: its run lines earn nothing
         stuffed = sum(bare_run(n) for n in norms) >= 0.5 * len(norms)
-        elements = {"workload": det.workload(segs, norms, drill), "mechanism": det.mechanism(drill, segs, norms),
+        elements = {"workload": det.workload(segs, norms, drill, stuffed),
+                    "mechanism": det.mechanism(drill, segs, norms),
                     "artifact": det.artifact(segs, norms, drill, stuffed), "fix": det.fix(segs, norms, drill, stuffed),
                     "owner": det.owner(segs, norms, stuffed), "rollback": det.rollback(segs, norms, stuffed)}
     core = sum(elements[k].present for k in CORE)

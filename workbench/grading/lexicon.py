@@ -165,7 +165,7 @@ FIX_MARKER = re.compile(r"(?<![a-z])(?:(?:the )?(?:fix|solution|remedy|mitigatio
                         r"need to|let's|recommend|propose|suggest|instead(?! of)|go with|my call|i want|to fix)"
                         r"(?![a-z])")
 NOT_A_FIX = re.compile(r"(?<![a-z])(?:proof|prove|evidence|artifact|artefact|confirm|show (?:it|this)|to show|"
-                       r"measure|rerun|re-run|replay|compare|owner|owns|monitor\w*|watch\w*|dashboard\w*|alert\w*|"
+                       r"measure|rerun|re-run|replay|compare|monitor\w*|watch\w*|dashboard\w*|alert\w*|"
                        r"look at|look into)(?![a-z])")
 FIX_STOP = {"with", "from", "back", "the", "and", "more", "less", "each", "every", "only", "than", "that", "this",
              "into", "onto", "over", "under", "per", "after", "before", "then", "them", "they", "plan", "fix",
