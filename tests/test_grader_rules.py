@@ -177,3 +177,13 @@ def test_workload_is_named_anywhere_in_the_answer():
     assert grade(D["batching-queueing-delay"], text).elements["workload"].present
     # a moved metric with no workload anywhere earns nothing
     assert not grade(D["batching-queueing-delay"], "p99 went from 11 to 46 ms.").elements["workload"].present
+
+
+def test_a_counterfactual_dismisses_the_wrong_class():
+    """'A leak would look different' argues against the leak: it must not void the mechanism beside it."""
+    text = ("Three 12 GiB models need 36 GiB and only two fit in 32 GiB, so every batch for the third evicts an idle "
+            "model and reloads its weights, and the reload traffic contends with the other cores, so queues build and "
+            "p99 spikes. A leak would look different: memory would grow steadily instead of sitting at capacity.")
+    assert grade(D["memory-residency-eviction"], text).elements["mechanism"].present
+    asserted = "It is a memory leak: three models reload weights, queues build and p99 spikes because memory fills."
+    assert not grade(D["memory-residency-eviction"], asserted).elements["mechanism"].present

@@ -100,7 +100,9 @@ _DISMISS_BEFORE = re.compile(r"(?<![a-z])(?:mistaken for|mistake it for|rather t
                              r"nor|never|"
                              r"without|nothing to do with|unlike)(?![a-z])[^.;]{0,25}$")
 _DISMISS_AFTER = re.compile(r"^[^.;]{0,30}?(?<![a-z])(?:is|was|can be|has been)? ?(?:ruled out|excluded|not (?:it|the "
-                            r"(?:cause|issue|problem))|isn'?t (?:it|the (?:cause|issue|problem)))")
+                            r"(?:cause|issue|problem))|isn'?t (?:it|the (?:cause|issue|problem))|"
+                            # a counterfactual test of it: 'a leak would look different', '... would show steady growth'
+                            r"would (?:look|show|appear|grow|have shown|have looked))")
 
 
 def asserted(text: str, term: str) -> bool:
