@@ -20,8 +20,8 @@ from workbench.grading.drills import load_drills
 from workbench.grading.evaluate import GOALS, evaluate, load_corpus
 
 LABELS = Path(__file__).parent / "grader_labels"
-FINAL = "M"  # the held-out writer of tests/benchmarks/grader_eval.py (G was scored once on 2026-12-04)
-BELOW_GOAL = {"workload": 0.84, "fix": 0.86}  # whole corpus (928) 2026-12-04: 0.86 and 0.87; the goal is 0.9
+FINAL = "R"  # the held-out writer of tests/benchmarks/grader_eval.py (M was scored once on 2026-12-04)
+BELOW_GOAL = {"workload": 0.84, "fix": 0.87}  # whole corpus (1,270) 2026-12-04: 0.86 and 0.89; the goal is 0.9
 
 
 def test_the_corpus_is_large_spread_and_labelled_consistently():
