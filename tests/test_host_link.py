@@ -109,3 +109,38 @@ def test_the_copy_draws_link_over_hbm_of_the_bandwidth():
     busy = int(np.flatnonzero(tr.batch_model == 2)[0])
     # over the copy's T12 the busy batch does 0.96 T12 of its 1 s, then loses 1 us beside "a"'s kernel
     assert tr.batch_end_s[busy] == pytest.approx(1.0 + 0.04 * T12 + 1e-6, rel=1e-12)
+
+
+def test_the_residency_tail_moves_the_physical_way_over_a_region():
+    # chapter 05's scenario (three 12 GiB models, chat 800, code 400, a cold embed model at 0.5 req/s) over host
+    # links from PCIe 4 x8 to NVLink-C2C and HBM from room for one model to room for all three, one seed:
+    # a slower link or less HBM never shortens the tail or raises throughput; with room for all, no reloads
+    from workbench.analysis import residency_stats as rs
+
+    links, hbms = (16, 32, 64, 450), (20, 32, 36)
+    rows = {(r["link_gbps"], r["hbm_gib"]): r for r in rs.region(links, hbms, embed_rate=0.5, requests=12000)}
+    for hbm in hbms:
+        for slow, fast in zip(links, links[1:]):
+            a, b = rows[(slow, hbm)], rows[(fast, hbm)]
+            assert a["p99_s"] >= b["p99_s"] and a["throughput_share"] <= b["throughput_share"], (slow, fast, hbm)
+    for link in links:
+        one, two, three = (rows[(link, h)] for h in hbms)
+        assert one["p99_s"] >= two["p99_s"] >= three["p99_s"], link
+        assert one["throughput_share"] <= two["throughput_share"] <= three["throughput_share"], link
+        assert three["loads"] == 0 and three["p99_s"] < 0.01  # all three resident: the tail of the service alone
+        assert two["loads"] > 0 and two["p99_s"] > 10 * three["p99_s"]  # a rare cold model: a tail of reloads
+    # room for one model over PCIe: chat and code evict each other, the link is never idle, throughput collapses
+    assert rows[(64, 20)]["link_busy"] > 0.95 and rows[(64, 20)]["throughput_share"] < 0.3
+    assert rows[(450, 20)]["throughput_share"] > 0.9  # the same thrash over NVLink-C2C keeps up
+
+
+def test_more_cold_traffic_means_more_tail_and_then_less_throughput():
+    from workbench.analysis import residency_stats as rs
+    from workbench.analysis.metrics import summarize
+    from workbench.pipeline import run_scenario
+
+    runs = [summarize(run_scenario(rs.residency_scenario(32, rate, 20000))) for rate in (0, 0.5, 2, 20)]
+    p99 = [s["latency_s"]["p99"] for s in runs]
+    assert p99 == sorted(p99) and runs[0]["residency"]["loads"] == 0
+    share = [s["throughput_rps"] / r for s, r in zip(runs, (1200, 1200.5, 1202, 1220))]
+    assert share[0] > 0.98 and share[3] < 0.8  # at 20 req/s LRU thrash over PCIe collapses throughput
