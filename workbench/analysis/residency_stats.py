@@ -67,8 +67,8 @@ def occupancy_timeline(trace: Trace) -> dict[str, np.ndarray]:
 
     Returns ``t_s`` (event times), ``bytes`` (models x events), ``reload_t_s`` (start of each
     batch that loaded weights), ``reloaded`` (per batch, True where the replay started a load over
-    the host link) and ``waited`` (per batch, True where it waited for weights: its own load, or the
-    rest of another batch's).
+    the host link), ``waited`` (per batch, True where it waited for weights: its own load, or the
+    rest of another batch's), ``copy_spans_s`` (each load's copy on the link: begin, end) and ``copy_model``.
     """
     sc = trace.scenario
     weights = [m.weights_bytes for m in sc.models]
@@ -82,18 +82,24 @@ def occupancy_timeline(trace: Trace) -> dict[str, np.ndarray]:
     for m in res.resident:
         held[m, 0] = weights[m]
     reloaded, waited = np.zeros(nb, dtype=bool), np.zeros(nb, dtype=bool)
+    spans, copied = [], []
     for j, e in enumerate(order, start=1):
         b, model = int(idx[e]), int(trace.batch_model[idx[e]])
         if kind[e]:
             got = res.acquire(model, float(trace.batch_start_s[b]))
             reloaded[b], waited[b] = got.copy_s > 0, got.total_s > 0
+            if got.copy_s > 0:
+                begin = float(trace.batch_start_s[b]) + got.wait_s
+                spans.append((begin, begin + got.copy_s))
+                copied.append(model)
         else:
             res.release(model)
         for m in res.resident:
             held[m, j] = weights[m]
     t = np.concatenate([[0.0], times[order]])
     return {"t_s": t, "bytes": held, "reload_t_s": np.sort(trace.batch_start_s[reloaded]), "reloaded": reloaded,
-            "waited": waited}
+            "waited": waited, "copy_spans_s": np.array(spans).reshape(-1, 2),
+            "copy_model": np.array(copied, dtype=np.int32)}
 
 
 def reloads_per_bin(trace: Trace, bins: int = 40, occ: dict | None = None) -> tuple[np.ndarray, np.ndarray]:
