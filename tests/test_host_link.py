@@ -45,6 +45,16 @@ def test_presets_carry_their_links():
     assert PRESETS["edge-2core"].host_link_bytes_per_s == 8e9  # PCIe 4 x4
 
 
+def test_a_scenario_file_sets_the_link_like_the_other_hardware_keys(tmp_path):
+    from workbench.scenario import load_scenario
+
+    path = tmp_path / "s.toml"
+    path.write_text('requests = 10\n[hardware]\npreset = "edge-2core"\nhost_link_bytes_per_s = 32e9\n'
+                    '[[streams]]\nname = "s"\nrate = 1.0\n')
+    hw = load_scenario(str(path)).hardware
+    assert hw.host_link_bytes_per_s == 32e9 and hw.cores == 2  # PCIe 4 x16 over the preset's PCIe 4 x4
+
+
 @pytest.mark.parametrize("bad", [0.0, -64e9, 1e5, float("nan"), float("inf"), 1e17])
 def test_a_bad_link_is_refused(bad):
     with pytest.raises(ConfigError, match="host_link_bytes_per_s"):
