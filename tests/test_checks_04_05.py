@@ -27,7 +27,7 @@ def test_placeholders_are_not_answered(fairness, residency):
     assert ck.cobham_batch_wait_ms(fairness, ...) == NOT_ANSWERED
     assert ck.pinned_overload_share(fairness, ...) == NOT_ANSWERED
     assert ck.jain_blind_spot(fairness, ...) == NOT_ANSWERED
-    assert ck.reload_over_link(residency, ..., 0.04) == NOT_ANSWERED
+    assert ck.link_queue_waits(residency, ..., 402.7, 151.3) == NOT_ANSWERED
     assert ck.smallest_hbm_without_reloads(residency, ...) == NOT_ANSWERED
     assert ck.reload_slowdown(residency, ...) == NOT_ANSWERED
 
@@ -59,11 +59,14 @@ def test_jain_blind_spot_exercise(fairness):
     assert fairness.values() == before
 
 
-def test_reload_exercise(residency):
-    assert ck.reload_over_link(residency, 201.3, 0.04) == "right"  # 12 GiB / 64 GB/s; 64 GB/s / 1.6 TB/s
-    assert ck.reload_over_link(residency, 187.5, 0.04).startswith("not yet:")  # 12e9 bytes, not 12 GiB
-    assert ck.reload_over_link(residency, 8.05, 1.0).startswith("not yet:")  # the chapter's HBM-speed reload
-    assert ck.reload_over_link(residency, 201.3, 1.0).startswith("not yet:")  # the copy does not fill HBM
+def test_link_queue_exercise(residency):
+    assert ck.link_queue_waits_ms() == pytest.approx((201.326592, 402.653184, 151.326592))
+    assert ck.link_queue_waits(residency, 201.3, 402.7, 151.3) == "right"  # t, 2t, t - 50 ms
+    assert "one DMA path" in ck.link_queue_waits(residency, 201.3, 201.3, 151.3)  # both loads at full link speed
+    assert "rest of A's load" in ck.link_queue_waits(residency, 201.3, 402.7, 0)  # resident as soon as asked for
+    assert "rest of A's load" in ck.link_queue_waits(residency, 201.3, 402.7, 201.3)  # a second copy of A
+    assert ck.link_queue_waits(residency, 187.5, 375.0, 137.5).startswith("not yet:")  # 12e9 bytes, not 12 GiB
+    assert ck.link_queue_waits(residency, 8.05, 16.1, 0).startswith("not yet:")  # at HBM bandwidth
 
 
 def test_smallest_hbm_exercise(residency):

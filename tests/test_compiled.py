@@ -81,7 +81,10 @@ def runtime_scenarios(draw) -> Scenario:
     gib = 1 << 30
     models = tuple(ResidentModel(f"m{j}", draw(st.sampled_from([0, 2 * gib, 3 * gib])),
                                  service_scale=draw(st.sampled_from([1.0, 0.5, 2.0]))) for j in range(n_models))
-    hw = Hardware(cores=cores, hbm_capacity_bytes=4 * gib, hbm_bandwidth_bytes_per_s=draw(st.sampled_from([1e9, 8e9])))
+    # host links from far slower than HBM (reloads of seconds: concurrent loads queue, batches wait on loads in
+    # flight) to faster than it (the copy capped at HBM's rate)
+    hw = Hardware(cores=cores, hbm_capacity_bytes=4 * gib, hbm_bandwidth_bytes_per_s=draw(st.sampled_from([1e9, 8e9])),
+                  host_link_bytes_per_s=draw(st.sampled_from([5e8, 2e9, 8e9, 2e10])))
     return Scenario(streams=streams, seed=draw(st.integers(0, 10_000)), requests=draw(st.integers(1, 400)),
                     warmup_fraction=0.0, hardware=hw, service=service, batching=batching, scheduler=scheduler,
                     models=models)
@@ -190,3 +193,21 @@ def test_policies_the_compiled_loop_does_not_know_fall_back_to_python():
     e.placement = Sticky(2)
     assert e.chosen_loop() == "python"
     assert np.array_equal(e.run().end_s, Engine(sc, loop="python").run().end_s)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_compiled_loop_equals_reference_with_loads_queued_and_in_flight(seed):
+    # a slow link (each 2 GiB load takes ~1 s, several batches long) and four models in room for two: loads
+    # queue on the link and batches of a model still loading wait for the rest; both must happen here
+    gib = 1 << 30
+    streams = tuple(Stream(f"s{i}", Arrivals(rate=3.0), model=f"m{i}") for i in range(4))
+    models = tuple(ResidentModel(f"m{j}", 2 * gib) for j in range(4))
+    hw = Hardware(cores=4, hbm_capacity_bytes=4 * gib, hbm_bandwidth_bytes_per_s=8e9, host_link_bytes_per_s=2e9)
+    sc = Scenario(streams=streams, seed=seed, requests=300, warmup_fraction=0.0, hardware=hw,
+                  service=Service(law="lognormal", base_s=0.2, cv=0.5, memory_share=0.5), models=models)
+    assert_same_run(sc)
+    tr = Engine(sc, loop="python").run()
+    copy = 2 * gib / 2e9
+    waited = tr.batch_reload_s > 0
+    assert waited.sum() > tr.residency["loads"]  # some batches waited on another batch's load
+    assert (tr.batch_reload_s > copy * 1.01).any()  # some loads queued behind another on the link

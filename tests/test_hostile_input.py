@@ -43,6 +43,9 @@ CASES = {  # name: (scenario text, what the one error line must say)
     "launch_s 1e308 (hang)": (BASE + "[hardware]\nlaunch_s = 1e308\n", "hardware.launch_s"),
     "bandwidth 1e-300 (hang)": (BASE + "[hardware]\nhbm_bandwidth_bytes_per_s = 1e-300\n", "hbm_bandwidth"),
     "peak flops 1e-308": (BASE + "[hardware]\npeak_flops_per_core = 1e-308\n", "peak_flops_per_core"),
+    "host link 1e-300 (hang)": (BASE + "[hardware]\nhost_link_bytes_per_s = 1e-300\n", "host_link_bytes_per_s"),
+    "host link nan": (BASE + "[hardware]\nhost_link_bytes_per_s = nan\n", "hardware.host_link_bytes_per_s"),
+    "host link a string": (BASE + '[hardware]\nhost_link_bytes_per_s = "pcie5"\n', "hardware.host_link_bytes_per_s"),
     "max_batch 10**18 (hang)": (BASE + '[batching]\npolicy = "dynamic"\nmax_batch = 1000000000000000000\n',
                                 "batching.max_batch"),
     "max_batch 10**6 with a plan (hang)": (MLP + '[batching]\npolicy = "dynamic"\nmax_batch = 1000000\n'

@@ -172,15 +172,15 @@ def test_bursts_are_temporal_phases_overlap_or_not():
 
 def test_residency_evicts_lru_and_charges_reload():
     gib = 1 << 30
-    hw = Hardware(cores=1, hbm_capacity_bytes=gib + gib // 2, hbm_bandwidth_bytes_per_s=1e9)
+    hw = Hardware(cores=1, hbm_capacity_bytes=gib + gib // 2, hbm_bandwidth_bytes_per_s=4e9, host_link_bytes_per_s=1e9)
     sc = scenario(streams=(Stream("a", model="a"), Stream("b", model="b")), service=DET, hardware=hw,
                   models=(ResidentModel("a", gib), ResidentModel("b", gib)))
     # only "a" fits at the start; "b" evicts it and pays a reload, then "a" evicts "b" and pays again
     tr = simulate(sc, requests=hand_requests([0.0, 2.0, 5.0], [0, 1, 0]))
-    reload = gib / 1e9
+    reload = gib / 1e9  # over the host link, not at HBM's 4 GB/s
     assert tr.batch_reload_s.tolist() == [0.0, reload, reload]
     assert tr.end_s.tolist() == [1.0, 2.0 + 1.0 + reload, 5.0 + 1.0 + reload]
-    assert tr.residency == {"loads": 2, "evictions": 2, "overcommits": 0}
+    assert tr.residency == {"loads": 2, "evictions": 2, "overcommits": 0, "link_busy_s": 2 * reload}
 
 
 def test_free_running_batches_equal_full_phase_tracking():

@@ -157,7 +157,7 @@ def test_residency_reloads_are_counted_per_bin_not_drawn_as_a_band():
     heights = [b.get_height() for b in p.reloads.patches]
     reloads = int((p.result["trace"].batch_reload_s > 0).sum())
     assert len(heights) == RELOAD_BINS and sum(heights) == reloads > 0
-    assert f"{reloads} weight reloads" in p.axes[0].get_title()
+    assert f"{reloads} batches waited for weights" in p.axes[0].get_title()
 
 
 def test_closed_loop_threshold_decides_under_the_pinned_tradeoff():

@@ -95,7 +95,8 @@ def format_summary(s: dict, description: str = "") -> str:
         + ", ".join(f"{k} {s['tail_drivers'][k]:.0%}" for k in DRIVERS),
     ]
     if s["residency"]:
-        lines.append("residency: " + ", ".join(f"{k} {v}" for k, v in s["residency"].items()))
+        lines.append("residency: " + ", ".join(f"{k} {v:.2f}" if isinstance(v, float) else f"{k} {v}"
+                                               for k, v in s["residency"].items()))
     if s["load"]["overloaded"]:
         lines.append("WARNING " + s["load"]["note"])
     return "\n".join(lines)

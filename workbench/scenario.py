@@ -112,7 +112,7 @@ def _hardware(t: _Table) -> Hardware:
     base = PRESETS[preset]
     fields = {"cores": "int", "peak_flops_per_core": "float", "sram_bytes_per_core": "int",
               "hbm_bandwidth_bytes_per_s": "float", "hbm_capacity_bytes": "int", "launch_s": "float",
-              "mma_rows": "int"}
+              "mma_rows": "int", "host_link_bytes_per_s": "float"}
     kwargs = {k: t.get(k, kind, getattr(base, k)) for k, kind in fields.items()}
     t.done()
     return _build(Hardware, t.prefix, **kwargs)

@@ -1,11 +1,13 @@
-"""Memory residency, computed: reload cost, overcommit, HBM occupancy over time, reloads per bin.
+"""Memory residency, computed: reload cost over the host link, overcommit, HBM occupancy, waits for weights.
 
 Chapter 05 reads these numbers; ``workbench.ui.residency_figures`` draws them. The
 occupancy timeline replays the run's batches through the runtime's own LRU
 (:class:`workbench.runtime.residency.Residency`) in the order the event loop uses
 (at one instant, finished batches release before new ones acquire; batches in
-dispatch order), so it shows the resident set the run actually had; a test checks
-that the replay reloads exactly the batches the trace says reloaded.
+dispatch order; the weights asked for at each batch's start, so a run with recompile
+pauses is not replayed exactly), so it shows the resident set the run actually had; a
+test checks that the replay loads and waits exactly where the trace says. :func:`region`
+sweeps host-link bandwidth and HBM capacity to show where the residency tail holds.
 """
 
 from __future__ import annotations
@@ -15,8 +17,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from workbench.analysis.metrics import summarize
 from workbench.config import Scenario
-from workbench.runtime.residency import Residency
+from workbench.pipeline import run_scenario
+from workbench.runtime.residency import Residency, link_terms
 from workbench.runtime.trace import Trace
 from workbench.scenario import load_scenario
 
@@ -24,19 +28,23 @@ GIB = 1 << 30
 BASE = "memory_residency"
 
 
-def residency_scenario(hbm_gib: int = 32, embed_rate: float = 150.0, requests: int = 8000) -> Scenario:
-    """The residency panel's scenario: HBM capacity in GiB, the embed stream's rate in req/s (0 drops it)."""
+def residency_scenario(hbm_gib: int = 32, embed_rate: float = 0.5, requests: int = 8000,
+                       link_gbps: float | None = None) -> Scenario:
+    """The residency panel's scenario: HBM capacity in GiB, the embed stream's rate in req/s (0 drops it), and
+    optionally the host link in GB/s (default: the chip's, PCIe 5 x16)."""
     base = load_scenario(BASE)
+    hw = dataclasses.replace(base.hardware, hbm_capacity_bytes=int(hbm_gib) * GIB)
+    if link_gbps is not None:
+        hw = dataclasses.replace(hw, host_link_bytes_per_s=float(link_gbps) * 1e9)
     streams = tuple(
         dataclasses.replace(s, arrivals=dataclasses.replace(s.arrivals, rate=float(embed_rate)))
         if s.name == "embed" else s
         for s in base.streams if s.name != "embed" or embed_rate > 0)
-    return dataclasses.replace(base, streams=streams, requests=requests,
-                               hardware=dataclasses.replace(base.hardware, hbm_capacity_bytes=int(hbm_gib) * GIB))
+    return dataclasses.replace(base, streams=streams, requests=requests, hardware=hw)
 
 
 def reload_seconds(weights_bytes: int, bandwidth_bytes_per_s: float) -> float:
-    """Time to copy one model's weights into HBM at full bandwidth: bytes / bandwidth (s)."""
+    """Time to copy one model's weights into HBM over a link of this bandwidth: bytes / bandwidth (s)."""
     return weights_bytes / bandwidth_bytes_per_s
 
 
@@ -58,11 +66,13 @@ def occupancy_timeline(trace: Trace) -> dict[str, np.ndarray]:
     """HBM bytes held by each model after every batch start and end, by replaying the run's LRU.
 
     Returns ``t_s`` (event times), ``bytes`` (models x events), ``reload_t_s`` (start of each
-    batch that reloaded) and ``reloaded`` (per batch, True where the replay charged a reload).
+    batch that loaded weights), ``reloaded`` (per batch, True where the replay started a load over
+    the host link), ``waited`` (per batch, True where it waited for weights: its own load, or the
+    rest of another batch's), ``copy_spans_s`` (each load's copy on the link: begin, end) and ``copy_model``.
     """
     sc = trace.scenario
     weights = [m.weights_bytes for m in sc.models]
-    res = Residency(weights, sc.hardware.hbm_capacity_bytes, sc.hardware.hbm_bandwidth_bytes_per_s)
+    res = Residency(weights, sc.hardware.hbm_capacity_bytes, link_terms(sc.hardware)[0])
     nb = len(trace.batch_start_s)
     times = np.concatenate([trace.batch_end_s, trace.batch_start_s])
     kind = np.concatenate([np.zeros(nb, dtype=np.int8), np.ones(nb, dtype=np.int8)])  # release before acquire
@@ -71,22 +81,30 @@ def occupancy_timeline(trace: Trace) -> dict[str, np.ndarray]:
     held = np.zeros((len(weights), 2 * nb + 1))
     for m in res.resident:
         held[m, 0] = weights[m]
-    reloaded = np.zeros(nb, dtype=bool)
+    reloaded, waited = np.zeros(nb, dtype=bool), np.zeros(nb, dtype=bool)
+    spans, copied = [], []
     for j, e in enumerate(order, start=1):
         b, model = int(idx[e]), int(trace.batch_model[idx[e]])
         if kind[e]:
-            reloaded[b] = res.acquire(model) > 0
+            got = res.acquire(model, float(trace.batch_start_s[b]))
+            reloaded[b], waited[b] = got.copy_s > 0, got.total_s > 0
+            if got.copy_s > 0:
+                begin = float(trace.batch_start_s[b]) + got.wait_s
+                spans.append((begin, begin + got.copy_s))
+                copied.append(model)
         else:
             res.release(model)
         for m in res.resident:
             held[m, j] = weights[m]
     t = np.concatenate([[0.0], times[order]])
-    return {"t_s": t, "bytes": held, "reload_t_s": np.sort(trace.batch_start_s[reloaded]), "reloaded": reloaded}
+    return {"t_s": t, "bytes": held, "reload_t_s": np.sort(trace.batch_start_s[reloaded]), "reloaded": reloaded,
+            "waited": waited, "copy_spans_s": np.array(spans).reshape(-1, 2),
+            "copy_model": np.array(copied, dtype=np.int32)}
 
 
-def reloads_per_bin(trace: Trace, bins: int = 40) -> tuple[np.ndarray, np.ndarray]:
-    """(bin centres in s, reloads started in each bin) over the run."""
-    t = trace.batch_start_s[trace.batch_reload_s > 0]
+def reloads_per_bin(trace: Trace, bins: int = 40, occ: dict | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(bin centres in s, loads started in each bin) over the run (the loads from ``occ``'s replay, or replayed)."""
+    t = (occ or occupancy_timeline(trace))["reload_t_s"]
     edges = np.linspace(0.0, float(trace.batch_end_s.max()) if len(trace.batch_end_s) else 1.0, bins + 1)
     counts, _ = np.histogram(t, edges)
     return (edges[:-1] + edges[1:]) / 2, counts
@@ -99,19 +117,26 @@ def contention_stretch(trace: Trace) -> float:
 
 
 def reload_share_of_busy(trace: Trace) -> float:
-    """Share of all core busy time spent reloading weights."""
+    """Share of all core busy time spent waiting for weights."""
     busy = float(trace.core_busy_s.sum())
     return float(trace.batch_reload_s.sum()) / busy if busy > 0 else 0.0
 
 
-def reload_batch_durations(trace: Trace) -> dict[str, float]:
-    """Mean reload as charged (bytes / bandwidth, s) and mean wall time of reloading batches vs the others (s)."""
-    r = trace.batch_reload_s > 0
-    wall = trace.batch_end_s - trace.batch_start_s
-    return {"reload_isolated_s": float(trace.batch_reload_s[r].mean()) if r.any() else 0.0,
-            "reloading_batch_s": float(wall[r].mean()) if r.any() else 0.0,
-            "other_batch_s": float(wall[~r].mean()) if (~r).any() else 0.0,
-            "other_isolated_s": float(trace.batch_work_s[~r].mean()) if (~r).any() else 0.0}
+def weight_waits(trace: Trace) -> dict[str, float]:
+    """Who waited for weights, and how long: batches that started a load and batches that waited on one in
+    flight (counts; their mean and longest waits, s), the share of completed requests whose batch waited,
+    and the share of the run the host link was copying."""
+    occ = occupancy_timeline(trace)
+    own, other = occ["reloaded"], occ["waited"] & ~occ["reloaded"]
+    wait = trace.batch_reload_s
+    done = trace.batch[trace.completed]
+    span = float(trace.makespan_s)
+    return {"loading_batches": int(own.sum()), "waiting_batches": int(other.sum()),
+            "loading_wait_s": float(wait[own].mean()) if own.any() else 0.0,
+            "waiting_wait_s": float(wait[other].mean()) if other.any() else 0.0,
+            "longest_wait_s": float(wait.max(initial=0.0)),
+            "requests_waited": float((wait[done] > 0).mean()) if len(done) else 0.0,
+            "link_busy": float((trace.residency or {}).get("link_busy_s", 0.0)) / span if span > 0 else 0.0}
 
 
 def water_level(demands: Sequence[float]) -> float:
@@ -140,8 +165,9 @@ def slowdowns(demands: Sequence[float]) -> list[float]:
 def busy_breakdown(trace: Trace) -> dict[str, float]:
     """Core time by what it went on, as shares of all cores over the run (they add up to mean utilisation).
 
-    ``service``: isolated batch work; ``reload``: weights copied at full bandwidth, as charged;
-    ``contention``: time batches (reloads included) were stretched by shared HBM bandwidth.
+    ``service``: isolated batch work; ``reload``: cores held by batches waiting for their weights (queued on
+    the host link, copying, or waiting out another batch's copy); ``contention``: time batches were
+    stretched by shared HBM bandwidth.
     """
     total = float(trace.makespan_s) * len(trace.core_busy_s)
     reload = float(trace.batch_reload_s.sum())
@@ -165,3 +191,22 @@ def overcommit_time_share(occ: dict, capacity_bytes: int) -> float:
     dt = np.diff(t, append=t[-1])
     span = float(t[-1] - t[0])
     return float((dt * (occ["bytes"].sum(axis=0) > capacity_bytes)).sum() / span) if span > 0 else 0.0
+
+
+def region(links_gbps: Sequence[float], hbms_gib: Sequence[int], embed_rate: float = 0.5,
+           requests: int = 12000) -> list[dict]:
+    """The residency scenario over a grid of host-link bandwidth (GB/s) and HBM capacity (GiB), one seed:
+    per point its p50 and p99 (s), throughput over offered load, loads, and the link's busy share."""
+    rows = []
+    for link in links_gbps:
+        for hbm in hbms_gib:
+            sc = residency_scenario(hbm, embed_rate, requests, link_gbps=link)
+            tr = run_scenario(sc)
+            summary = summarize(tr)
+            offered = sum(s.arrivals.rate for s in sc.streams)
+            rows.append({"link_gbps": float(link), "hbm_gib": int(hbm),
+                         "p50_s": summary["latency_s"]["p50"], "p99_s": summary["latency_s"]["p99"],
+                         "throughput_share": summary["throughput_rps"] / offered,
+                         "loads": int((tr.residency or {}).get("loads", 0)),
+                         "link_busy": float((tr.residency or {}).get("link_busy_s", 0.0) / tr.makespan_s)})
+    return rows

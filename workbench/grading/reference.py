@@ -69,6 +69,7 @@ def _derive(summary: dict) -> dict:
     res = summary.get("residency") or {}
     out["loads"] = res.get("loads", 0)
     out["evictions"] = res.get("evictions", 0)
+    out["link_busy_s"] = res.get("link_busy_s", 0.0)
     return out
 
 

@@ -23,6 +23,7 @@ class ResidencyCounts:
     loads: int
     evictions: int
     overcommits: int
+    link_busy_s: float  # s the host link spent copying weights
 
 
 @dataclass
@@ -42,7 +43,8 @@ class RunColumns:
     rejected_at: dict[int, float] | np.ndarray  # request -> time of rejection (s); or per request, nan if not
     factor_chunks: list[np.ndarray]  # unit-mean service factors, one per batch, in batch order
     b_extra: dict[int, float] | np.ndarray  # batch -> extra seconds (recompile pause); or per batch
-    b_reload: dict[int, float] | np.ndarray  # batch -> weights reload seconds; or per batch
+    b_reload: dict[int, float] | np.ndarray  # batch -> seconds waited for weights; or per batch
+    b_copy: dict[int, float] | np.ndarray  # batch -> seconds of its own weights copy (part of b_reload); or per batch
     busy_s: list[float]  # per core
     residency: Any = None  # the Residency object or ResidencyCounts, for its counters
     block_curves: list[tuple[list[float], list[float]]] | None = None  # per class: (t, cumulative blocked s)

@@ -22,6 +22,7 @@ from workbench.runtime.columns import RunColumns
 from workbench.runtime.fastpath import fast_path_applies, run_fifo
 from workbench.runtime.loop import run_events
 from workbench.runtime.policies import make_policies
+from workbench.runtime.residency import link_terms
 from workbench.runtime.service import AbstractLaw, ServiceModel
 from workbench.runtime.trace import Trace
 from workbench.runtime.workload import Requests, generate
@@ -110,13 +111,13 @@ class Engine:
         batch_bucket = np.array(self.class_bucket, dtype=np.int32).take(b_class)
         batch_model = np.array(self.class_model, dtype=np.int32).take(b_class)
         del b_class
-        extra, reload = np.zeros(nb), np.zeros(nb)  # calloc'd: pages never written cost no memory
-        for d, a in ((v.b_extra, extra), (v.b_reload, reload)):
+        extra, reload, copy = np.zeros(nb), np.zeros(nb), np.zeros(nb)  # calloc'd: unwritten pages cost nothing
+        for d, a in ((v.b_extra, extra), (v.b_reload, reload), (v.b_copy, copy)):
             if isinstance(d, np.ndarray):
                 a[:] = d[:nb]
             elif d:
                 a[np.fromiter(d.keys(), np.int64)] = np.fromiter(d.values(), f8)
-        v.b_extra = v.b_reload = None
+        v.b_extra = v.b_reload = v.b_copy = None
         # the batch costs the loop used, rebuilt as columns: factor x mean (class, size) + extras
         chunks = v.factor_chunks
         x = (chunks[0] if len(chunks) == 1 else np.concatenate(chunks))[:nb] if chunks else np.zeros(0)
@@ -128,7 +129,9 @@ class Engine:
         work += reload
         b_mem = mshare.take(inverse)  # iso x share, written in place (the product commutes bit for bit)
         b_mem *= iso
-        b_mem += reload
+        copy *= link_terms(self.scenario.hardware)[1]  # a copy writes HBM at the link's rate; a wait draws nothing
+        b_mem += copy
+        del copy
         del iso
         positive = work > 0
         np.divide(b_mem, work, out=b_mem, where=positive)
@@ -179,7 +182,7 @@ class Engine:
             core_busy_s=np.array(v.busy_s, dtype=f8),
             core_batches=np.bincount(b_core, minlength=self.scenario.hardware.cores),
             residency={} if res is None else {"loads": res.loads, "evictions": res.evictions,
-                                              "overcommits": res.overcommits},
+                                              "overcommits": res.overcommits, "link_busy_s": res.link_busy_s},
             labels=dict(self.classification.labels), service=self.classification,
         )
 

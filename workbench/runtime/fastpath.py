@@ -170,5 +170,5 @@ def run_fifo(e: Engine) -> RunColumns:
         b_key=np.zeros(nbatch, dtype=np.int64),
         b_start=b_start, b_end=b_end, b_disp=None, req_batch=req_batch, outcome=outcome,
         rejected_at=dict(zip(refused.tolist(), e.requests.arrival_s[refused].tolist(), strict=True)),
-        factor_chunks=factors.chunks, b_extra={}, b_reload={},
+        factor_chunks=factors.chunks, b_extra={}, b_reload={}, b_copy={},
         busy_s=busy)

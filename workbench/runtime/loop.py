@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from workbench.runtime.columns import FACTOR_CHUNK, RunColumns
-from workbench.runtime.residency import Residency
+from workbench.runtime.residency import Residency, link_terms
 from workbench.runtime.trace import COMPLETED, REJECTED_BY_PLAN, REJECTED_QUEUE_FULL, REJECTED_TIMEOUT
 
 if TYPE_CHECKING:
@@ -84,10 +84,10 @@ def run_events(e: Engine, free: bool = True) -> RunColumns:  # noqa: C901 - the 
     take, deadline, sealed = batching.take, batching.deadline, batching.sealed
     timeout_s, max_queue = sc.scheduler.timeout_s, sc.scheduler.max_queue
     scales = [m.service_scale for m in sc.models] or [1.0]
-    residency = None
+    residency, link_share = None, 0.0
     if sc.models and any(m.weights_bytes for m in sc.models):
-        residency = Residency([m.weights_bytes for m in sc.models], sc.hardware.hbm_capacity_bytes,
-                              sc.hardware.hbm_bandwidth_bytes_per_s)
+        link_rate, link_share = link_terms(sc.hardware)
+        residency = Residency([m.weights_bytes for m in sc.models], sc.hardware.hbm_capacity_bytes, link_rate)
     outcome = [COMPLETED] * n
     rejected_at: dict[int, float] = {}
     req_batch = [-1] * n
@@ -98,7 +98,8 @@ def run_events(e: Engine, free: bool = True) -> RunColumns:  # noqa: C901 - the 
     b_start, b_end = array("d", bytes(8 * n)), array("d", bytes(8 * n))  # batches <= requests
     b_disp = array("d", bytes(8 * n)) if sealed else b_start  # static: sealed before it starts
     b_extra: dict[int, float] = {}  # sparse: recompile pauses
-    b_reload: dict[int, float] = {}  # sparse: weights reloads
+    b_reload: dict[int, float] = {}  # sparse: seconds waited for weights
+    b_copy: dict[int, float] = {}  # sparse: the batch's own weights copy over the host link (s)
     nbatch = 0
     idle = list(range(cores))
     busy_s = [0.0] * cores
@@ -178,6 +179,7 @@ def run_events(e: Engine, free: bool = True) -> RunColumns:  # noqa: C901 - the 
         b = nbatch
         nbatch += 1
         pre: list[tuple[float, float]] = []
+        e = 0.0
         if extra is not None:
             e = max([extra[r] for r in members])
             if e:
@@ -185,10 +187,15 @@ def run_events(e: Engine, free: bool = True) -> RunColumns:  # noqa: C901 - the 
                 pre.append((e, 0.0))  # a recompile pause: the core compiles, HBM idle
                 work += e
         if residency is not None:
-            reload = residency.acquire(class_model[c])
-            if reload:
+            got = residency.acquire(class_model[c], now + e)  # the weights are asked for after any pause
+            if got.wait_s or got.copy_s:
+                reload = got.wait_s + got.copy_s
                 b_reload[b] = reload
-                pre.append((reload, 1.0))  # a reload is pure HBM traffic at full bandwidth
+                if got.wait_s:
+                    pre.append((got.wait_s, 0.0))  # the link busy with other loads, or another batch's copy: HBM idle
+                if got.copy_s:
+                    b_copy[b] = got.copy_s
+                    pre.append((got.copy_s, link_share))  # the copy writes HBM at the link's rate
                 work += reload
         for r in members:
             req_batch[r] = b
@@ -448,6 +455,6 @@ def run_events(e: Engine, free: bool = True) -> RunColumns:  # noqa: C901 - the 
     return RunColumns(
         nbatch=nbatch, b_core=b_core, b_class=b_class, b_size=b_size, b_key=b_key, b_start=b_start, b_end=b_end,
         b_disp=b_disp if sealed else None, req_batch=req_batch, outcome=outcome, rejected_at=rejected_at,
-        factor_chunks=factor_chunks, b_extra=b_extra, b_reload=b_reload,
+        factor_chunks=factor_chunks, b_extra=b_extra, b_reload=b_reload, b_copy=b_copy,
         busy_s=busy_s, residency=residency, block_curves=list(zip(block_t, block_v, strict=True)) if track else None)
 

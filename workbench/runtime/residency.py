@@ -1,29 +1,66 @@
-"""HBM residency of model weights: an LRU cache over models, with reload costs.
+"""HBM residency of model weights: an LRU cache over models, refilled over the host link.
 
 A batch of model m can start only with m's weights in HBM. The run starts with the
 models loaded in order while they fit. If m is not resident, the least recently used
-models that no core is running are evicted until m fits, and the batch pays a reload
-of ``weights_bytes / hbm_bandwidth`` seconds (pure HBM traffic, so it also counts as
-memory-bound time for bandwidth contention). If the
-models in use leave no room, m is loaded anyway and the overcommit is counted; idle
-models are evicted as soon as batches finish until HBM fits again. A batch never
-stalls for capacity: the model charges reloads, not waits.
+models that no core is running are evicted until m fits, and m's weights are copied
+back from host memory over the host link (PCIe, NVLink-C2C): ``weights_bytes / link``
+seconds, the link being the slower side of the copy (:func:`link_terms`). While the copy
+runs it writes HBM at the link's rate, so it draws ``link / hbm_bandwidth`` of the HBM
+bandwidth (64 GB/s over 1.6 TB/s: 4 %), not all of it.
+
+The host link is one DMA path: loads queue on it, first asked first served, so a load
+asked for at ``now`` finishes at ``max(now, link_free_at) + bytes / link``. A model is
+usable only once its load has finished: a batch of a model whose load another batch
+started waits for what is left of it. What a batch waits for its weights (queueing on
+the link, then copying; or the rest of another batch's copy) is its reload.
+
+If the models in use leave no room, m is loaded anyway and the overcommit is counted;
+idle models are evicted as soon as batches finish until HBM fits again. A batch never
+stalls for capacity: the model charges reloads, not capacity waits.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
+from dataclasses import dataclass
+
+from workbench.hardware import Hardware
+
+
+@dataclass(frozen=True, slots=True)
+class Reload:
+    """What one batch waits for its weights (s): queued behind other loads, then copying (or the rest of one)."""
+
+    wait_s: float = 0.0  # HBM idle for this batch: the link is busy with another load, or another batch's copy runs
+    copy_s: float = 0.0  # this batch's own copy over the link (0 when it waits on another's)
+
+    @property
+    def total_s(self) -> float:
+        """Seconds the batch waited for weights (the trace's reload column)."""
+        return self.wait_s + self.copy_s
+
+
+NO_RELOAD = Reload()
+
+
+def link_terms(hardware: Hardware) -> tuple[float, float]:
+    """(bytes/s a weights copy moves, share of HBM bandwidth it draws): the slower of link and HBM, over HBM."""
+    rate = min(hardware.host_link_bytes_per_s, hardware.hbm_bandwidth_bytes_per_s)
+    return rate, rate / hardware.hbm_bandwidth_bytes_per_s
 
 
 class Residency:
-    """Which models' weights sit in HBM; LRU eviction of idle models."""
+    """Which models' weights sit in HBM; LRU eviction of idle models; loads queued on one host link."""
 
-    def __init__(self, weights_bytes: list[int], capacity_bytes: int, bandwidth_bytes_per_s: float):
+    def __init__(self, weights_bytes: list[int], capacity_bytes: int, link_bytes_per_s: float):
         self.weights = weights_bytes
         self.capacity = capacity_bytes
-        self.bandwidth = bandwidth_bytes_per_s
+        self.link = link_bytes_per_s  # the copy's rate: the slower of host link and HBM
         self.resident: OrderedDict[int, None] = OrderedDict()  # LRU order, oldest first
         self.in_use = [0] * len(weights_bytes)
+        self.ready_at = [0.0] * len(weights_bytes)  # s: when each resident model's last load finished
+        self.link_free_at = 0.0  # s: when the host link finishes the loads queued on it
+        self.link_busy_s = 0.0  # s: total copy time on the link
         self.used_bytes = 0
         self.loads = 0
         self.evictions = 0
@@ -33,12 +70,13 @@ class Residency:
                 self.resident[m] = None
                 self.used_bytes += w
 
-    def acquire(self, model: int) -> float:
-        """A batch of ``model`` starts: the reload seconds it pays (0 when resident)."""
+    def acquire(self, model: int, now: float) -> Reload:
+        """A batch of ``model`` asks for its weights at ``now``: what it waits (nothing when resident and loaded)."""
         self.in_use[model] += 1
         if model in self.resident:
             self.resident.move_to_end(model)
-            return 0.0
+            ready = self.ready_at[model]
+            return Reload(wait_s=ready - now) if ready > now else NO_RELOAD  # another batch's load in flight
         need = self.weights[model]
         self._evict_until(self.capacity - need)
         if self.used_bytes + need > self.capacity:
@@ -46,7 +84,11 @@ class Residency:
         self.resident[model] = None
         self.used_bytes += need
         self.loads += 1
-        return need / self.bandwidth
+        copy = need / self.link
+        begin = self.link_free_at if self.link_free_at > now else now  # one DMA path: loads queue on it
+        self.link_free_at = self.ready_at[model] = begin + copy
+        self.link_busy_s += copy
+        return Reload(wait_s=begin - now, copy_s=copy)
 
     def release(self, model: int) -> None:
         """A batch of ``model`` finished; an overcommit is paid back as soon as models go idle."""

@@ -53,7 +53,7 @@ class Trace:
     core_busy_s: np.ndarray  # float64
     core_batches: np.ndarray  # int64
     # residency counters
-    residency: dict[str, int] = field(default_factory=dict)
+    residency: dict[str, float] = field(default_factory=dict)  # loads, evictions, overcommits; link_busy_s
     labels: dict[str, np.ndarray] = field(default_factory=dict)  # the service model's extra columns
     service: Any = None  # the run's Classification (cost callable, reasons), for the analysis
 

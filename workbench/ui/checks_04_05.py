@@ -14,6 +14,7 @@ from workbench.analysis import fairness as fa
 from workbench.analysis import queueing as q
 from workbench.analysis import residency_stats as rs
 from workbench.pipeline import run_scenario
+from workbench.runtime.residency import Residency, link_terms
 from workbench.ui.exercises import _run, _verdict
 
 GIB = 1 << 30
@@ -89,25 +90,38 @@ def jain_blind_spot(panel, load: Any) -> str:
                     "p99s; Jain's index will not move")
 
 
-HOST_LINK_BYTES_PER_S = 64e9  # 05, exercise 1: a PCIe 5 x16 host link, each way
+QUEUE_GAP_S = 0.05  # 05, exercise 1: the third batch asks for model A this long after the first two
 QUANTISED_EMBED_GIB = 6  # 05, exercise 2: the embed model quantised (the drill's fix)
 OTHER_DEMANDS = (0.2, 0.3, 0.4)  # 05, exercise 3: the three other cores' bandwidth demands
 
 
-def reload_over_link(panel, reload_ms: Any, hbm_share: Any) -> str:
-    """05, exercise 1: one model's reload over a 64 GB/s host link (ms, within 2%) and the share of HBM bandwidth
-    that copy draws (within 0.005)."""
+def link_queue_waits_ms() -> tuple[float, float, float]:
+    """05, exercise 1, worked by the runtime's own residency: two evicted 12 GiB models A and B asked for at
+    t = 0 on two cores, then A again on a third core at ``QUEUE_GAP_S``; each batch's wait for weights (ms)."""
     sc = rs.residency_scenario(32)
-    weights = sc.models[0].weights_bytes
-    target_ms = rs.reload_seconds(weights, HOST_LINK_BYTES_PER_S) * 1e3
-    target_share = HOST_LINK_BYTES_PER_S / sc.hardware.hbm_bandwidth_bytes_per_s
+    w = sc.models[0].weights_bytes
+    res = Residency([2 * w, w, w], 2 * w, link_terms(sc.hardware)[0])  # only the first, a 24 GiB stand-in, fits
+    waits = (res.acquire(1, 0.0), res.acquire(2, 0.0), res.acquire(1, QUEUE_GAP_S))
+    return tuple(r.total_s * 1e3 for r in waits)
 
-    def test() -> bool:
-        return _close(reload_ms, target_ms, 0.02) and abs(float(hbm_share) - target_share) <= 0.005
 
-    return _verdict((reload_ms, hbm_share), "two numbers: ms and a share", test,
-                    "the copy is limited by the slower side: 12 GiB (12 x 2**30 bytes) over the link's bytes/s; "
-                    "it writes HBM at the link's rate, a small share of HBM's bandwidth")
+def link_queue_waits(panel, first_ms: Any, second_ms: Any, third_ms: Any) -> str:
+    """05, exercise 1: the three batches' waits for weights over the chip's host link (ms, each within 1%)."""
+    want = link_queue_waits_ms()
+    copy_ms, gap_ms = want[0], QUEUE_GAP_S * 1e3
+
+    def hint() -> str:
+        if _close(second_ms, copy_ms, 0.01):
+            return "the host link is one DMA path: B's copy starts when A's has finished"
+        if _close(third_ms, 0.0, 0.01) or _close(third_ms, copy_ms, 0.01) or _close(third_ms, want[1], 0.01):
+            return (f"A's weights are already on their way: the third batch neither runs for free nor copies "
+                    f"them again; it waits for the rest of A's load, which started {gap_ms:.0f} ms earlier")
+        return ("one copy is 12 GiB (12 x 2**30 bytes) over the link's bytes/s (hardware.host_link_bytes_per_s); "
+                "then queue the loads one after another")
+
+    got = (first_ms, second_ms, third_ms)
+    verdict = _verdict(got, "three waits in ms", lambda: all(_close(g, t, 0.01) for g, t in zip(got, want)), "")
+    return f"not yet: {hint()}" if verdict == "not yet: " else verdict
 
 
 def smallest_hbm_without_reloads(panel, gib: Any) -> str:

@@ -1,4 +1,4 @@
-"""Chapter 05's pictures: HBM occupancy by model against capacity, reloads per bin, reload cost.
+"""Chapter 05's pictures: HBM occupancy by model against capacity, loads over the host link, waits for weights.
 
 Numbers come from :mod:`workbench.analysis.residency_stats`. Reloads are drawn in the
 palette's ``memory_residency`` colour as thin marks (a window) or counts per bin (the
@@ -17,8 +17,8 @@ MODEL_COLORS = ("#0072b2", "#56b4e9", "#f0e442", "#cc79a7")
 
 
 def occupancy_figure(occ: dict, names: list[str], capacity_bytes: int, counts: tuple, window_s: tuple[float, float]):
-    """Left: HBM held by each model (stacked, GiB) in a time window, capacity line, reload marks.
-    Right: reloads per bin over the whole run."""
+    """Left: HBM held by each model (stacked, GiB) in a time window, capacity line, and above it the host link:
+    each load's copy as a bar (they queue one after another). Right: loads per bin over the whole run."""
     fig, (ax, ab) = new_figure(2, 10.5, 3.6)
     t0, t1 = window_s
     t, held = occ["t_s"], occ["bytes"] / GIB
@@ -28,12 +28,16 @@ def occupancy_figure(occ: dict, names: list[str], capacity_bytes: int, counts: t
     ax.stackplot(t[sel] * 1e3, held[:, sel], step="post", labels=names,
                  colors=MODEL_COLORS[:len(names)], alpha=0.85)
     ax.axhline(capacity_bytes / GIB, color="black", lw=1.2, ls="--", label=f"HBM {capacity_bytes / GIB:.0f} GiB")
-    rt = occ["reload_t_s"][(occ["reload_t_s"] >= t0) & (occ["reload_t_s"] <= t1)]
+    seen = (occ["copy_spans_s"][:, 1] >= t0) & (occ["copy_spans_s"][:, 0] <= t1)
+    spans, which = occ["copy_spans_s"][seen], occ["copy_model"][seen]
     top = held.sum(0).max()
-    ax.plot(rt * 1e3, np.full(len(rt), top * 1.06), "v", ms=4, color=pal.CAUSES["memory_residency"],
-            label=f"reload ({len(rt)})")
+    for k, ((b, e), m) in enumerate(zip(spans, which)):  # alternate two heights: back-to-back copies stay apart
+        y = top * (1.05 + 0.07 * (k % 2))
+        ax.plot([b * 1e3, e * 1e3], [y, y], lw=3, solid_capstyle="butt", color=pal.CAUSES["memory_residency"],
+                label=f"copy over the host link ({len(spans)})" if k == 0 else None)
+        ax.text((b + e) / 2 * 1e3, y + top * 0.015, names[m], ha="center", va="bottom", fontsize=7)
     ax.set_xlim(t0 * 1e3, t1 * 1e3)
-    ax.set_ylim(0, top * 1.15)
+    ax.set_ylim(0, top * 1.3)
     ax.set_xlabel("time (ms)")
     ax.set_ylabel("HBM held by weights (GiB)")
     ax.set_title("HBM occupancy by model (a window of the run)", fontsize=9)
@@ -42,22 +46,24 @@ def occupancy_figure(occ: dict, names: list[str], capacity_bytes: int, counts: t
     width = float(centres[1] - centres[0]) if len(centres) > 1 else 1.0
     ab.bar(centres, n / width, width * 0.9, color=pal.CAUSES["memory_residency"])
     ab.set_xlabel("time (s)")
-    ab.set_ylabel("reloads per second")
-    ab.set_title(f"reloads over the whole run: {int(n.sum())} in all", fontsize=9)
+    ab.set_ylabel("loads started per second")
+    ab.set_title(f"loads over the whole run: {int(n.sum())} in all", fontsize=9)
     return fig
 
 
 def reload_cost_figure(rows: dict[str, float]):
-    """Horizontal bars (ms): one model's reload as bytes / bandwidth, and batch wall times with and without one."""
+    """Horizontal bars (ms): one load as bytes / link bandwidth, and what batches waited for weights in the run
+    (rows whose label names a load or a wait are drawn in the residency colour)."""
     fig, (ax,) = new_figure(1, 6.5, 2.8)
     labels = list(rows)
     v = [rows[k] * 1e3 for k in labels]
-    colors = [pal.CAUSES["memory_residency"] if "reload" in k else pal.CAUSES["service"] for k in labels]
+    colors = [pal.CAUSES["memory_residency"] if ("load" in k or "wait" in k) else pal.CAUSES["service"]
+              for k in labels]
     bars = ax.barh(labels, v, color=colors)
     ax.bar_label(bars, fmt="%.1f ms", fontsize=8)
     ax.set_xlabel("time (ms)")
     ax.set_xlim(0, max(v) * 1.25)
     ax.invert_yaxis()
-    ax.set_title("reload cost: bytes / bandwidth, and what batches took in the run", fontsize=9)
-    fig.subplots_adjust(left=0.42)
+    ax.set_title("waits for weights, in the run (ms)", fontsize=9)
+    fig.subplots_adjust(left=0.45, right=0.97)
     return fig

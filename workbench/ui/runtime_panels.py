@@ -16,7 +16,7 @@ from workbench.ui.panel import Panel, builtin, dropdown, lat_ms, slider, with_ra
 
 GIB = 1 << 30
 MAX_BATCH = 64  # the max-batch slider's top: the batch-size histogram has one bar per size up to it
-RELOAD_BINS = 40  # reloads are counted per 1/40 of the run, so they never merge into a band
+RELOAD_BINS = 40  # waits for weights are counted per 1/40 of the run, so they never merge into a band
 
 
 class BatchingPanel(Panel):
@@ -148,11 +148,11 @@ class FairnessPanel(Panel):
 
 
 class ResidencyPanel(Panel):
-    """Several models over HBM capacity: evictions, reloads and tail spikes."""
+    """Several models over HBM capacity: evictions, reloads over the host link and tail spikes."""
 
     def controls(self):
         return {"hbm_gib": slider(32, 16, 48, 2, "HBM capacity (GiB)", integer=True),
-                "embed_rate": slider(150, 0, 600, 25, "embed traffic (req/s)")}
+                "embed_rate": slider(0.5, 0, 20, 0.5, "embed traffic (req/s)")}
 
     def run(self, hbm_gib, embed_rate):
         base = builtin("memory_residency")
@@ -173,8 +173,9 @@ class ResidencyPanel(Panel):
         ax.set_ylabel("latency (ms)")
         self.reload_ax = ax.twinx()
         self.reloads = self.reload_ax.bar(np.arange(RELOAD_BINS), np.zeros(RELOAD_BINS), 1.0, align="edge",
-                                          color=cause_color("memory_residency"), alpha=0.35, label="reloads per bin")
-        self.reload_ax.set_ylabel("weight reloads per bin", color=cause_color("memory_residency"))
+                                          color=cause_color("memory_residency"), alpha=0.35,
+                                          label="batches waiting for weights per bin")
+        self.reload_ax.set_ylabel("batches waiting for weights", color=cause_color("memory_residency"))
         ax.set_zorder(self.reload_ax.get_zorder() + 1)  # the requests over the reload bars
         ax.patch.set_visible(False)
         ax.set_title(" ", fontsize=9)
@@ -198,7 +199,7 @@ class ResidencyPanel(Panel):
             patch.set_height(counts[k])
         self.reload_ax.set_xlim(0, nice_ceil(t_end))
         self.reload_ax.set_ylim(0, nice_ceil(max(counts.max(initial=0), 1) * 1.25))
-        ax.set_title(f"latency over time; {len(starts)} weight reloads, counted per {width * 1e3:.0f} ms (bars)",
+        ax.set_title(f"latency over time; {len(starts)} batches waited for weights, per {width * 1e3:.0f} ms (bars)",
                      fontsize=9)
         self.cdf.update(lat_ms(r), lat_ms(prev))
 

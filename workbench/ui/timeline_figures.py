@@ -3,7 +3,8 @@
 The timeline splits each batch's time on its core into the causes the trace records
 (``workbench.runtime.trace``), in the order a core meets them:
 
-* ``reload``: weights reloaded into HBM before the batch (``batch_reload_s``);
+* ``reload``: the wait for the model's weights before the batch: queued on the host link, copying
+  over it, or waiting out another batch's copy (``batch_reload_s``);
 * ``recompile pause``: the core compiling a new bucket for a shape it had not seen
   (the largest ``extra_s`` among the batch's requests);
 * ``specialised``: the kernel a compiled bucket would need for the batch's real shape;

@@ -20,6 +20,7 @@ from workbench.runtime.compiled import layout as L
 from workbench.runtime.compiled.run import run_loop
 from workbench.runtime.loop import batch_cost
 from workbench.runtime.policies import DynamicBatching, Fifo, RoundRobin, StaticBatching, WeightedFair
+from workbench.runtime.residency import link_terms
 from workbench.runtime.trace import COMPLETED
 
 if TYPE_CHECKING:
@@ -58,7 +59,8 @@ class _Run:
         pi[L.P_NPREF] = len(pref)
         pf = np.zeros(L.N_PF, f8)
         pf[L.PF_DELAY] = e.batching.max_delay_s if batching else 0.0
-        pf[L.PF_TIMEOUT], pf[L.PF_BANDWIDTH] = sc.scheduler.timeout_s, sc.hardware.hbm_bandwidth_bytes_per_s
+        pf[L.PF_TIMEOUT] = sc.scheduler.timeout_s
+        pf[L.PF_LINK], pf[L.PF_LINK_SHARE] = link_terms(sc.hardware)
         # per request
         rf = np.empty((3, n), f8)
         rf[L.RF_ARR], rf[L.RF_REJ] = req.arrival_s, np.nan
@@ -91,7 +93,7 @@ class _Run:
         n_sb = n_acc if static else 0
         self.K = (cli, clf, sw, np.zeros((3, n_sb), i8), np.zeros(n_sb, f8))
         nb = max(n_acc, 1)  # every batch holds at least one request
-        self.B = (np.zeros((4, nb), i8), np.zeros((5, nb), f8))
+        self.B = (np.zeros((4, nb), i8), np.zeros((6, nb), f8))
         ci = np.zeros((7, cores), i8)
         ci[L.C_IDLE], ci[L.C_BATCH] = 1, -1
         cf = np.zeros((8, cores), f8)
@@ -102,7 +104,7 @@ class _Run:
         self.T = [np.full((n_cls, mb + 1, len(keyval)), -1, i4), np.zeros(16, f8), np.zeros((2, 16), i8),
                   np.zeros((2, 64), f8)]
         self.keyval, self.n_cost, self.n_ph = keyval, 0, 0
-        si, sf = np.zeros(L.N_SI, i8), np.zeros(L.N_SF, f8)
+        si, sf = np.zeros(L.N_SI, i8), np.zeros(L.N_SF + len(sc.models), f8)
         si[L.N_IDLE] = cores
         models = sc.models
         self.res = bool(models) and any(m.weights_bytes for m in models)
@@ -155,8 +157,8 @@ class _Run:
         self.n_cost, self.n_ph = j + 1, k + m
         self.T = [slot, cmean, cph, ph]
         todo = self.C[2]
-        if todo.shape[2] < m + 2:  # room for a recompile pause and a reload before the kernels
-            wider = np.zeros((2, todo.shape[1], m + 2), f8)
+        if todo.shape[2] < m + 3:  # room for a recompile pause, a wait for weights and a copy before the kernels
+            wider = np.zeros((2, todo.shape[1], m + 3), f8)
             wider[:, :, :todo.shape[2]] = todo
             self.C[2] = wider
 
@@ -178,13 +180,15 @@ class _Run:
                       for c in range(len(e.class_qs))]
         res = None
         if self.res:
-            res = ResidencyCounts(int(si[L.LOADS]), int(si[L.EVICTIONS]), int(si[L.OVERCOMMITS]))
+            res = ResidencyCounts(int(si[L.LOADS]), int(si[L.EVICTIONS]), int(si[L.OVERCOMMITS]),
+                                  float(self.sf[L.LINK_BUSY]))
         return RunColumns(
             nbatch=nb, b_core=bi[L.BI_CORE, :nb], b_class=bi[L.BI_CLASS, :nb], b_size=bi[L.BI_SIZE, :nb],
             b_key=self.keyval[bi[L.BI_KEY, :nb]], b_start=bf[L.BF_START], b_end=bf[L.BF_END],
             b_disp=bf[L.BF_DISP] if self.static else None, req_batch=ri4[L.RI_BATCH],
             outcome=ri4[L.RI_OUT].astype(np.int8), rejected_at=rf[L.RF_REJ],
             factor_chunks=[self.X[1][:int(si[L.NF])]], b_extra=bf[L.BF_EXTRA, :nb], b_reload=bf[L.BF_RELOAD, :nb],
+            b_copy=bf[L.BF_COPY, :nb],
             busy_s=self.C[1][L.K_BUSY], residency=res, block_curves=curves)
 
 

@@ -130,6 +130,7 @@ def start(pi, pf, extra, ri4, cli, bi, bf, ci, cf, todo, ht, hq, cmean, cph, ph,
     b = si[L.NBATCH]
     si[L.NBATCH] = b + 1
     npre = 0
+    e = 0.0
     if pi[L.P_EXTRA]:
         e = extra[scr[0]]
         for i in range(1, m):
@@ -140,12 +141,18 @@ def start(pi, pf, extra, ri4, cli, bi, bf, ci, cf, todo, ht, hq, cmean, cph, ph,
             todo[0, k, npre], todo[1, k, npre] = e, 0.0  # a recompile pause: the core compiles, HBM idle
             npre += 1
             work += e
-    if pi[L.P_RES]:
-        reload = acquire(rres, si, pi[L.P_CAPACITY], pf[L.PF_BANDWIDTH], cli[L.CL_MODEL, c])
-        if reload:
+    if pi[L.P_RES]:  # the weights are asked for after any pause
+        wait, copy = acquire(rres, si, sf, pi[L.P_CAPACITY], pf[L.PF_LINK], cli[L.CL_MODEL, c], now + e)
+        if wait or copy:
+            reload = wait + copy
             bf[L.BF_RELOAD, b] = reload
-            todo[0, k, npre], todo[1, k, npre] = reload, 1.0  # a reload is pure HBM traffic at full bandwidth
-            npre += 1
+            if wait:  # the link busy with other loads, or another batch's copy: HBM idle
+                todo[0, k, npre], todo[1, k, npre] = wait, 0.0
+                npre += 1
+            if copy:  # the copy writes HBM at the link's rate
+                bf[L.BF_COPY, b] = copy
+                todo[0, k, npre], todo[1, k, npre] = copy, pf[L.PF_LINK_SHARE]
+                npre += 1
             work += reload
     for i in range(m):
         ri4[L.RI_BATCH, scr[i]] = b

@@ -18,15 +18,16 @@ COMPLETE, TIMER = 0, 1  # heap event kinds
 (NEXT, SEQ, NBATCH, FI, NF, WAITING, HSIZE, BCOUNT, TURN, RESUME, N_IDLE, N_ACTIVE, SB_COUNT, SMEM_TOP,
  USED_BYTES, LOADS, EVICTIONS, OVERCOMMITS, CLOCK, MISS_C, MISS_S, MISS_K) = range(22)
 N_SI = 22
-NOW, DEMAND, VIRTUAL, STALE_MAX = range(4)
-N_SF = 4
+NOW, DEMAND, VIRTUAL, STALE_MAX, LINK_FREE, LINK_BUSY = range(6)  # LINK_*: the host link's queue end, busy s
+N_SF = 6  # then, from READY0, one float per model: when its last load finished (s)
+READY0 = N_SF
 
 # parameters: int64 ``pi`` and float64 ``pf``; ``pref`` holds the preferred batch sizes, largest first
 (P_N, P_NCLS, P_CORES, P_BATCH, P_MAXB, P_PLACE, P_ONLINE, P_MAXQ, P_TRACK, P_EXTRA, P_RES, P_NEUMAIER,
  P_NPREF, P_CAPACITY, P_CQI, P_KCP, P_KCI, P_SMEM0) = range(18)
 N_PI = 18
-PF_DELAY, PF_TIMEOUT, PF_BANDWIDTH = range(3)
-N_PF = 3
+PF_DELAY, PF_TIMEOUT, PF_LINK, PF_LINK_SHARE = range(4)  # a weights copy's bytes/s, and its share of HBM
+N_PF = 4
 B_NONE, B_DYNAMIC, B_STATIC = range(3)  # batching
 PL_LEAST, PL_ROUND, PL_PINNED = range(3)  # placement
 
@@ -52,7 +53,7 @@ K_BUSY, K_RATE, K_M, K_REM, K_LAST, K_MAX, K_T0, K_HUNG = range(8)  # K_HUNG: sc
 
 # per batch: int64 ``bi`` and float64 ``bf`` rows
 BI_CORE, BI_CLASS, BI_SIZE, BI_KEY = range(4)  # BI_KEY: the shape-key rank
-BF_START, BF_END, BF_DISP, BF_EXTRA, BF_RELOAD = range(5)
+BF_START, BF_END, BF_DISP, BF_EXTRA, BF_RELOAD, BF_COPY = range(6)  # BF_COPY: own weights copy (s)
 
 # the heap: float64 ``ht`` (time) and int64 ``hq`` rows
 HQ_SEQ, HQ_PAY = range(2)

@@ -1,4 +1,4 @@
-"""The compiled loop's leaf parts: the event heap, Python's float sum, batching rules, HBM residency.
+"""The compiled loop's leaf parts: the event heap, Python's float sum, batching rules, HBM residency and host link.
 
 Each mirrors a piece of the readable loop (:mod:`workbench.runtime.loop`) or its policies
 (:mod:`workbench.runtime.policies`, :mod:`workbench.runtime.residency`) on flat arrays,
@@ -147,13 +147,15 @@ def _evict_until(rres, si, budget: int) -> None:
 
 
 @njit(cache=True, _nrt=False)
-def acquire(rres, si, capacity: int, bandwidth: float, m: int) -> float:
-    """A batch of model ``m`` starts: the reload seconds it pays (0 when resident); LRU by stamp."""
+def acquire(rres, si, sf, capacity: int, link: float, m: int, now: float) -> tuple[float, float]:
+    """A batch of model ``m`` asks for its weights at ``now``: (s it waits with HBM idle, s of its own copy);
+    (0, 0) when resident and loaded. LRU by stamp; loads queue on one host link."""
     rres[L.R_IN_USE, m] += 1
     si[L.CLOCK] += 1
     if rres[L.R_RESIDENT, m]:
         rres[L.R_STAMP, m] = si[L.CLOCK]
-        return 0.0
+        ready = sf[L.READY0 + m]
+        return (ready - now if ready > now else 0.0), 0.0  # another batch's load in flight
     need = rres[L.R_WEIGHTS, m]
     _evict_until(rres, si, capacity - need)
     if si[L.USED_BYTES] + need > capacity:
@@ -162,7 +164,11 @@ def acquire(rres, si, capacity: int, bandwidth: float, m: int) -> float:
     rres[L.R_STAMP, m] = si[L.CLOCK]
     si[L.USED_BYTES] += need
     si[L.LOADS] += 1
-    return need / bandwidth
+    copy = need / link
+    begin = sf[L.LINK_FREE] if sf[L.LINK_FREE] > now else now  # one DMA path: loads queue on it
+    sf[L.LINK_FREE] = sf[L.READY0 + m] = begin + copy
+    sf[L.LINK_BUSY] += copy
+    return begin - now, copy
 
 
 @njit(cache=True, _nrt=False)
