@@ -90,3 +90,10 @@ def test_a_million_requests_fit_in_a_gigabyte():
     assert r.returncode == 0, r.stderr
     peak_kib = int(r.stdout.strip())
     assert peak_kib < 1024 * 1024, f"peak RSS {peak_kib / 1024:.0f} MiB"
+
+
+def test_line_slope_is_the_least_squares_slope_by_hand():
+    """Four points by hand: x = 0..3, y = 1, 3, 2, 6 -> slope = sum(dx dy) / sum(dx^2) = 7 / 5 = 1.4."""
+    from workbench.analysis.metrics import line_slope
+    assert line_slope(np.array([0.0, 1.0, 2.0, 3.0]), np.array([1.0, 3.0, 2.0, 6.0])) == 7 / 5
+    assert line_slope(np.array([2.0, 2.0, 2.0]), np.array([1.0, 5.0, 9.0])) == 0.0  # no spread in x: no slope

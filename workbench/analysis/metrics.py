@@ -20,6 +20,8 @@ cores), memory residency (weights reloaded after an eviction), mapping fallback
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from workbench.runtime.trace import OUTCOMES, Trace
@@ -94,6 +96,18 @@ def tail_drivers(trace: Trace, pct: float = 95.0, ok: np.ndarray | None = None,
     return {k: float(v.sum()) / total for k, v in parts.items()}
 
 
+def line_slope(x: np.ndarray, y: np.ndarray) -> float:
+    """The least-squares slope of ``y`` over ``x``, summed exactly (``math.fsum``): the same bits on every CPU.
+
+    ``np.polyfit`` goes through LAPACK, whose kernels (and so the last bit) differ between CPUs; a
+    summary must not.
+    """
+    xs, ys = [float(v) for v in x], [float(v) for v in y]
+    xm, ym = math.fsum(xs) / len(xs), math.fsum(ys) / len(ys)
+    sxx = math.fsum((a - xm) * (a - xm) for a in xs)
+    return math.fsum((a - xm) * (b - ym) for a, b in zip(xs, ys, strict=True)) / sxx if sxx > 0 else 0.0
+
+
 def load_state(trace: Trace, depth_curve: tuple[np.ndarray, np.ndarray] | None = None,
                t0: float | None = None) -> dict:
     """Offered versus served load, queue growth, and whether the system was overloaded.
@@ -107,7 +121,7 @@ def load_state(trace: Trace, depth_curve: tuple[np.ndarray, np.ndarray] | None =
     t_last = float(trace.arrival_s[-1])
     grid = np.linspace(t0, t_last, 200) if t_last > t0 else np.array([t0])
     at = depth[np.maximum(np.searchsorted(t, grid, side="right") - 1, 0)] if len(t) else np.zeros(len(grid))
-    slope = float(np.polyfit(grid, at, 1)[0]) if len(grid) > 2 else 0.0
+    slope = line_slope(grid, at) if len(grid) > 2 else 0.0
     span = t_last - t0
     measured = len(trace.arrival_s) - _first_measured(trace)
     offered = (measured / span) if span > 0 else float("nan")
