@@ -74,3 +74,10 @@ def test_the_loop_says_what_it_now_keeps_or_why_the_guard_did_not_change():
 
 def test_first_run_has_nothing_to_compare():
     assert what_changed(None, summary(), "").startswith("first run")
+
+
+def test_reloads_either_way_say_that_hbm_matters_only_when_a_model_more_fits():
+    before, after = summary(residency={"loads": 72}), summary(residency={"loads": 70})
+    line = what_changed(before, after, "hbm_gib")
+    assert line == ("no effect: weights were reloaded before and after (72 and 70 loads): both capacities hold the "
+                    "same models, and HBM matters only when one more model fits")

@@ -128,6 +128,10 @@ def _why_no_effect(prev: dict, cur: dict, setting: str) -> str:
         return "every request fitted a bucket before and after, so the out-of-envelope policy never ran"
     if "hbm" in s and not (cur.get("residency") or {}).get("loads") and not (prev.get("residency") or {}).get("loads"):
         return "no weight was reloaded before or after: every model already fitted in HBM"
+    if "hbm" in s and (cur.get("residency") or {}).get("loads") and (prev.get("residency") or {}).get("loads"):
+        return (f"weights were reloaded before and after ({prev['residency']['loads']} and "
+                f"{cur['residency']['loads']} loads): both capacities hold the same models, and HBM matters "
+                "only when one more model fits")
     if ("sram" in s or "fusion" in s) and not cur.get("spill_bytes_per_request") \
             and not prev.get("spill_bytes_per_request"):
         return "no fused kernel spilled out of SRAM before or after, so there was no spill traffic to change"
