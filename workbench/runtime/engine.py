@@ -126,7 +126,8 @@ class Engine:
         iso = (mean * scale).take(inverse)
         iso *= x
         work = iso + extra
-        work += reload
+        if self.scenario.residency.dispatch == "hold":  # the batch waited for its weights on its core
+            work += reload
         b_mem = mshare.take(inverse)  # iso x share, written in place (the product commutes bit for bit)
         b_mem *= iso
         copy *= link_terms(self.scenario.hardware)[1]  # a copy writes HBM at the link's rate; a wait draws nothing

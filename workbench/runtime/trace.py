@@ -45,8 +45,8 @@ class Trace:
     batch_dispatch_s: np.ndarray  # float64
     batch_start_s: np.ndarray  # float64
     batch_end_s: np.ndarray  # float64
-    batch_work_s: np.ndarray  # float64, isolated time: service + reload + extra
-    batch_reload_s: np.ndarray  # float64, weights reload (memory residency)
+    batch_work_s: np.ndarray  # float64, isolated time: service + extra (+ reload under dispatch "hold")
+    batch_reload_s: np.ndarray  # float64, s waited for weights: on its core ("hold") or in the queue
     batch_fallback_s: np.ndarray  # float64, part of the service spent in mapping fallback
     batch_memory_share: np.ndarray  # float64, memory-bound share of the work
     # per core
@@ -108,6 +108,11 @@ class Trace:
     def imbalance_s(self) -> np.ndarray:
         """Wait (s) while ready work sat behind busy cores and another idled (placement blocking)."""
         return self.imbalance if self.imbalance is not None else np.zeros(len(self.batch))
+
+    @property
+    def reload_queued(self) -> bool:
+        """Whether batches waited for their weights in the queue (``load_then_dispatch``), not on a core."""
+        return self.scenario.residency.dispatch == "load_then_dispatch"
 
     @property
     def completed(self) -> np.ndarray:
