@@ -92,6 +92,9 @@ def run_events(e: Engine, free: bool = True) -> RunColumns:  # noqa: C901 - the 
     park_until = [0.0] * n_cls  # s: load_then_dispatch, a class waits in its queue for its weights until then
     parked_s = [0.0] * n_cls  # s its next batch has waited for weights in the queue
     holds = [False] * n_cls  # the class holds its model's weights for its next batch
+    park_cum = [0.0] * n_cls  # s the class has spent waiting for weights, through the end of its last wait
+    # per request: the class's park_cum at arrival, then (from its batch's start) the s it waited for weights
+    weights_wait = [0.0] * n if defer else None
     outcome = [COMPLETED] * n
     rejected_at: dict[int, float] = {}
     req_batch = [-1] * n
@@ -191,7 +194,7 @@ def run_events(e: Engine, free: bool = True) -> RunColumns:  # noqa: C901 - the 
                 pre.append((e, 0.0))  # a recompile pause: the core compiles, HBM idle
                 work += e
         if residency is not None:
-            work += weights(b, c, now + e, pre)  # the weights are asked for after any pause
+            work += weights(b, c, members, now + e, pre)  # the weights are asked for after any pause
         for r in members:
             req_batch[r] = b
         b_core.append(k)
@@ -231,11 +234,13 @@ def run_events(e: Engine, free: bool = True) -> RunColumns:  # noqa: C901 - the 
         active.append(k)
         enter(k, now, d, u)
 
-    def weights(b: int, c: int, t: float, pre: list[tuple[float, float]]) -> float:
+    def weights(b: int, c: int, members: list[int], t: float, pre: list[tuple[float, float]]) -> float:
         """Batch ``b`` of class ``c`` acquires its model's weights at ``t``: the seconds it waits for them on
         its core (``hold``: its phases appended to ``pre``; ``load_then_dispatch``: none, it waited queued)."""
         got = residency.acquire(class_model[c], t)
         if defer:  # its weights are in: it waited for them in the queue
+            for r in members:  # the class's waits for weights since each request arrived
+                weights_wait[r] = park_cum[c] - weights_wait[r]
             if holds[c]:
                 holds[c] = False
                 residency.unhold(class_model[c])
@@ -373,6 +378,7 @@ def run_events(e: Engine, free: bool = True) -> RunColumns:  # noqa: C901 - the 
             residency.hold(m)
         park_until[c] = ready
         parked_s[c] += ready - now
+        park_cum[c] += ready - now
         return True
 
     def seal(c: int, now: float) -> None:
@@ -474,6 +480,8 @@ def run_events(e: Engine, free: bool = True) -> RunColumns:  # noqa: C901 - the 
                 key[r] = discipline.tag(stream_of[r])
             queues[q].append(r)
             c = q_class[q]
+            if defer:  # the class's waits for weights so far (one may be under way)
+                weights_wait[r] = park_cum[c] - (park_until[c] - now if park_until[c] > now else 0.0)
             class_n[c] += 1
             waiting += 1
             if sealed:
@@ -503,5 +511,6 @@ def run_events(e: Engine, free: bool = True) -> RunColumns:  # noqa: C901 - the 
         nbatch=nbatch, b_core=b_core, b_class=b_class, b_size=b_size, b_key=b_key, b_start=b_start, b_end=b_end,
         b_disp=b_disp if sealed else None, req_batch=req_batch, outcome=outcome, rejected_at=rejected_at,
         factor_chunks=factor_chunks, b_extra=b_extra, b_reload=b_reload, b_copy=b_copy,
-        busy_s=busy_s, residency=residency, block_curves=list(zip(block_t, block_v, strict=True)) if track else None)
+        busy_s=busy_s, residency=residency, block_curves=list(zip(block_t, block_v, strict=True)) if track else None,
+        weights_wait=weights_wait)
 

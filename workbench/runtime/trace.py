@@ -56,6 +56,8 @@ class Trace:
     residency: dict[str, float] = field(default_factory=dict)  # loads, evictions, overcommits; link_busy_s
     labels: dict[str, np.ndarray] = field(default_factory=dict)  # the service model's extra columns
     service: Any = None  # the run's Classification (cost callable, reasons), for the analysis
+    # float64 per request: s it waited in the queue for its model's weights (load_then_dispatch; else None)
+    weights_wait: np.ndarray | None = None
 
     # Per-request times and cores are the batch's, gathered on demand (lean: not stored twice).
     def _gather(self, column: np.ndarray, fill) -> np.ndarray:
@@ -98,6 +100,10 @@ class Trace:
     def imbalance_of(self, idx: np.ndarray) -> np.ndarray:
         """Placement-blocked wait (s) of requests ``idx``."""
         return self.imbalance[idx] if self.imbalance is not None else np.zeros(len(idx))
+
+    def weights_wait_of(self, idx: np.ndarray) -> np.ndarray:
+        """Seconds requests ``idx`` waited in the queue for their model's weights (0 under ``hold``)."""
+        return self.weights_wait[idx] if self.weights_wait is not None else np.zeros(len(idx))
 
     @property
     def rejected_s(self) -> np.ndarray:

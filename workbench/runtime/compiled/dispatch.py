@@ -75,6 +75,7 @@ def _park(pi, pf, cli, clf, rres, ht, hq, si, sf, ci, c: int, now: float) -> boo
         rres[L.R_IN_USE, m] += 1
     clf[L.CF_PARK, c] = ready
     clf[L.CF_PARKED, c] += ready - now
+    clf[L.CF_PCUM, c] += ready - now
     return True
 
 
@@ -150,8 +151,8 @@ def dispatch(pi, pf, pref, rf, ri4, extra, qbuf, qt, csr, cli, clf, sb, sbt, bi,
                     cli[L.CL_SBTAIL, c] = -1
             else:
                 commit_batch(pi[L.P_ONLINE], rf, qt, csr, pi[L.P_CQI], cli, sf, scr, mb, c, m)
-            start(pi, pf, extra, ri4, cli, clf, bi, bf, ci, cf, todo, ht, hq, cmean, cph, ph, rres, fac, scr, si, sf,
-                  k, c, m, t_disp, s, top)
+            start(pi, pf, extra, rf, ri4, cli, clf, bi, bf, ci, cf, todo, ht, hq, cmean, cph, ph, rres, fac, scr, si,
+                  sf, k, c, m, t_disp, s, top)
             started = True
             break
         if not started:

@@ -32,7 +32,8 @@ B_NONE, B_DYNAMIC, B_STATIC = range(3)  # batching
 PL_LEAST, PL_ROUND, PL_PINNED = range(3)  # placement
 
 # per request: float64 ``rf`` and int32 ``ri4`` rows
-RF_ARR, RF_KEY, RF_REJ = range(3)  # arrival (s), discipline key, time of rejection (s; nan)
+RF_ARR, RF_KEY, RF_REJ, RF_WW = range(4)  # arrival (s), discipline key, time of rejection (s; nan), RF_WW: the
+# class's waits for weights at arrival, then the request's own (s; load_then_dispatch)
 RI_Q, RI_STREAM, RI_KRANK, RI_BATCH, RI_OUT = range(5)  # queue (-1 refused), stream, shape-key rank, batch, outcome
 
 # queues: ``qbuf`` (int32) holds each queue's requests in a slice, then (static batching) the sealed
@@ -42,7 +43,8 @@ QT_HEAD, QT_TAIL, QT_CLASS = range(3)
 
 # per class: int64 ``cli`` and float64 ``clf`` rows; per stream: float64 ``sw`` rows
 CL_N, CL_MODEL, CL_BLOCKED, CL_SBHEAD, CL_SBTAIL, CL_HOLD = range(6)  # CL_HOLD: holds its model's weights
-CF_TIMER, CF_SINCE, CF_CUM, CF_PARK, CF_PARKED = range(5)  # CF_PARK: queued for weights until (s); CF_PARKED: s
+CF_TIMER, CF_SINCE, CF_CUM, CF_PARK, CF_PARKED, CF_PCUM = range(6)  # CF_PARK: queued for weights until (s);
+# CF_PARKED: s the next batch waited for them; CF_PCUM: s waited for them in all, through the end of the last wait
 # a finished load_then_dispatch load is a TIMER event whose class is P_NCLS + its model (a wake-up)
 SW_FINISH, SW_INVW = range(2)
 # sealed static batches: int64 ``sb`` rows, float64 ``sbt`` (when sealed)

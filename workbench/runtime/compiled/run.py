@@ -81,6 +81,9 @@ def _arrive(pi, pf, pref, rf, ri4, qbuf, qt, csr, cli, clf, sw, sb, sbt, ht, hq,
     qbuf[qt[L.QT_TAIL, q]] = r
     qt[L.QT_TAIL, q] += 1
     c = qt[L.QT_CLASS, q]
+    if pi[L.P_DEFER]:  # the class's waits for weights so far (one may be under way)
+        park = clf[L.CF_PARK, c]
+        rf[L.RF_WW, r] = clf[L.CF_PCUM, c] - (park - now if park > now else 0.0)
     cli[L.CL_N, c] += 1
     si[L.WAITING] += 1
     sealed = pi[L.P_BATCH] == L.B_STATIC
