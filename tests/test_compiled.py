@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from workbench.config import (
     Arrivals,
     Batching,
+    ResidencyPolicy,
     ResidentModel,
     Scenario,
     Scheduler,
@@ -87,7 +88,7 @@ def runtime_scenarios(draw) -> Scenario:
                   host_link_bytes_per_s=draw(st.sampled_from([5e8, 2e9, 8e9, 2e10])))
     return Scenario(streams=streams, seed=draw(st.integers(0, 10_000)), requests=draw(st.integers(1, 400)),
                     warmup_fraction=0.0, hardware=hw, service=service, batching=batching, scheduler=scheduler,
-                    models=models)
+                    models=models, residency=ResidencyPolicy(draw(st.sampled_from(["hold", "load_then_dispatch"]))))
 
 
 @SETTINGS
@@ -195,8 +196,9 @@ def test_policies_the_compiled_loop_does_not_know_fall_back_to_python():
     assert np.array_equal(e.run().end_s, Engine(sc, loop="python").run().end_s)
 
 
+@pytest.mark.parametrize("dispatch", ["hold", "load_then_dispatch"])
 @pytest.mark.parametrize("seed", [1, 2, 3])
-def test_compiled_loop_equals_reference_with_loads_queued_and_in_flight(seed):
+def test_compiled_loop_equals_reference_with_loads_queued_and_in_flight(seed, dispatch):
     # a slow link (each 2 GiB load takes ~1 s, several batches long) and four models in room for two: loads
     # queue on the link and batches of a model still loading wait for the rest; both must happen here
     gib = 1 << 30
@@ -204,10 +206,14 @@ def test_compiled_loop_equals_reference_with_loads_queued_and_in_flight(seed):
     models = tuple(ResidentModel(f"m{j}", 2 * gib) for j in range(4))
     hw = Hardware(cores=4, hbm_capacity_bytes=4 * gib, hbm_bandwidth_bytes_per_s=8e9, host_link_bytes_per_s=2e9)
     sc = Scenario(streams=streams, seed=seed, requests=300, warmup_fraction=0.0, hardware=hw,
-                  service=Service(law="lognormal", base_s=0.2, cv=0.5, memory_share=0.5), models=models)
+                  service=Service(law="lognormal", base_s=0.2, cv=0.5, memory_share=0.5), models=models,
+                  residency=ResidencyPolicy(dispatch))
     assert_same_run(sc)
     tr = Engine(sc, loop="python").run()
     copy = 2 * gib / 2e9
     waited = tr.batch_reload_s > 0
-    assert waited.sum() > tr.residency["loads"]  # some batches waited on another batch's load
+    if dispatch == "hold":
+        assert waited.sum() > tr.residency["loads"]  # some batches waited on another batch's load
+    else:  # one class per model, and a model is held from its load to its batch: no load is wasted
+        assert waited.sum() == tr.residency["loads"]
     assert (tr.batch_reload_s > copy * 1.01).any()  # some loads queued behind another on the link

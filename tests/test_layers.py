@@ -25,7 +25,7 @@ SCRIPTS = {
     FusionPanel: [("rate", 1200), ("cores", 2), ("attention", "flash")],
     BatchingPanel: [("max_delay_ms", 2.0), ("max_delay_ms", 4.0), ("max_batch", 8)],
     FairnessPanel: [("batch_weight", 2.0), ("batch_weight", 4.0), ("discipline", "weighted")],
-    ResidencyPanel: [("hbm_gib", 28), ("hbm_gib", 36), ("embed_rate", 300)],
+    ResidencyPanel: [("hbm_gib", 28), ("hbm_gib", 36), ("embed_rate", 300), ("dispatch", "load_then_dispatch")],
     ClosedLoopPanel: [("threshold", 0.2), ("scenario", "placement_skew")],
     ServingPanel: [("chunked", True), ("budget", 2048)],
 }

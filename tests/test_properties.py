@@ -8,7 +8,7 @@ from helpers import plan_scenarios
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from workbench.config import Arrivals, Batching, ResidentModel, Scenario, Scheduler, Service, Stream
+from workbench.config import Arrivals, Batching, ResidencyPolicy, ResidentModel, Scenario, Scheduler, Service, Stream
 from workbench.hardware import Hardware
 from workbench.runtime.engine import Engine, simulate
 from workbench.runtime.fastpath import fast_path_applies
@@ -47,7 +47,8 @@ def scenarios(draw, eligible_only: bool = False) -> Scenario:
     hw = Hardware(cores=cores, hbm_capacity_bytes=4 << 30)
     return Scenario(streams=streams, seed=draw(st.integers(0, 10_000)), requests=draw(st.integers(20, 300)),
                     warmup_fraction=0.0, hardware=hw, service=service, batching=batching, scheduler=scheduler,
-                    models=models)
+                    models=models,
+                    residency=ResidencyPolicy(draw(st.sampled_from(["hold", "load_then_dispatch"]))))
 
 
 @SETTINGS

@@ -79,6 +79,15 @@ def test_residency_panel_more_hbm_no_reloads():
     assert p.result["summary"]["residency"]["loads"] == 0
 
 
+def test_residency_panel_load_then_dispatch_frees_the_cores():
+    p = ResidencyPanel()
+    held = p.result["summary"]["latency_s"]["p99"]
+    p.ctrl["dispatch"].value = "load_then_dispatch"
+    tr = p.result["trace"]
+    assert tr.reload_queued and p.result["summary"]["latency_s"]["p99"] < 0.8 * held
+    assert (tr.batch_work_s < 0.05).all()  # no batch holds its core for a 201 ms load
+
+
 def test_closed_loop_panel_proposes_and_guards():
     p = ClosedLoopPanel(scenario="placement_skew")
     assert p.result.final_actions == ("placement",) and "least-loaded" in p.summary.value

@@ -225,6 +225,25 @@ class ResidentModel:
         check_range("service_scale", self.service_scale, 1e-6, 1e6)
 
 
+RESIDENCY_DISPATCH = ("hold", "load_then_dispatch")
+
+
+@dataclass(frozen=True, slots=True)
+class ResidencyPolicy:
+    """What the dispatcher does with a batch whose model's weights are not in HBM (see
+    :mod:`workbench.runtime.residency`).
+
+    ``hold``: the batch takes its core and waits there for the load (a naive runtime).
+    ``load_then_dispatch``: the load is started on the host link's DMA queue and the batch
+    stays queued, taking no core, until the weights are in; the cores serve other models.
+    """
+
+    dispatch: str = "hold"
+
+    def __post_init__(self) -> None:
+        _one_of("dispatch", self.dispatch, RESIDENCY_DISPATCH)
+
+
 @dataclass(frozen=True, slots=True)
 class ModelSpec:
     """A ``[model]`` section: a graph to compile into a plan, which then times the batches."""
@@ -311,6 +330,7 @@ class Scenario:
     batching: Batching = field(default_factory=Batching)
     scheduler: Scheduler = field(default_factory=Scheduler)
     models: tuple[ResidentModel, ...] = ()
+    residency: ResidencyPolicy = field(default_factory=ResidencyPolicy)
     model: ModelSpec | None = None  # a compiled plan replaces the abstract service law
     name: str = "scenario"
     description: str = ""

@@ -25,6 +25,7 @@ from workbench.config import (
     Batching,
     Drift,
     ModelSpec,
+    ResidencyPolicy,
     ResidentModel,
     Scenario,
     Scheduler,
@@ -241,13 +242,14 @@ def parse_scenario(data: dict[str, Any], source: str = "<scenario>",
                             preferred=bt.numbers("preferred", "int"))
         scheduler = _section(top.table("scheduler"), Scheduler,
                              {"discipline": "str", "placement": "str", "max_queue": "int", "timeout_s": "float"})
+        residency = _section(top.table("residency"), ResidencyPolicy, {"dispatch": "str"})
         kw = {"seed": top.get("seed", "int", 0), "requests": top.get("requests", "int", 10_000),
               "warmup_fraction": top.get("warmup_fraction", "float", 0.05),
               "name": top.get("name", "str", Path(source).stem),
               "description": top.get("description", "str", "")}
         top.done()
         return Scenario(streams=streams, models=models, hardware=hardware, service=service, model=model,
-                        batching=batching, scheduler=scheduler, **kw)
+                        batching=batching, scheduler=scheduler, residency=residency, **kw)
     except ConfigError as e:
         raise e.in_file(source) from None
 

@@ -84,14 +84,19 @@ def tail_drivers(trace: Trace, pct: float = 95.0, ok: np.ndarray | None = None,
     b = trace.batch[sel]
     wait = trace.start_of(sel) - trace.arrival_s[sel]
     imbalance = np.minimum(trace.imbalance_of(sel), wait)
+    reload = trace.batch_reload_s[b]
+    queued = trace.reload_queued  # load_then_dispatch: requests waited for weights in the queue, not on a core
+    if queued:  # each request's own wait while its class waited for weights (not just its batch's)
+        reload = np.minimum(trace.weights_wait_of(sel), wait - imbalance)
     parts = {
-        "queueing": wait - imbalance,
+        "queueing": wait - imbalance - reload if queued else wait - imbalance,
         "core_imbalance": imbalance,
         "memory_contention": trace.batch_contention_s[b],
-        "memory_residency": trace.batch_reload_s[b],
+        "memory_residency": reload,
         "mapping_fallback": trace.batch_fallback_s[b],
     }
-    parts["service"] = np.maximum(trace.batch_work_s[b] - parts["memory_residency"] - parts["mapping_fallback"], 0)
+    work = trace.batch_work_s[b] if queued else trace.batch_work_s[b] - parts["memory_residency"]  # on the core
+    parts["service"] = np.maximum(work - parts["mapping_fallback"], 0)
     total = float(lat[tail].sum())
     return {k: float(v.sum()) / total for k, v in parts.items()}
 

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from workbench.analysis.metrics import summarize
-from workbench.config import Scenario
+from workbench.config import ResidencyPolicy, Scenario
 from workbench.pipeline import run_scenario
 from workbench.runtime.residency import Residency, link_terms
 from workbench.runtime.trace import Trace
@@ -29,10 +29,11 @@ BASE = "memory_residency"
 
 
 def residency_scenario(hbm_gib: int = 32, embed_rate: float = 0.5, requests: int = 8000,
-                       link_gbps: float | None = None) -> Scenario:
-    """The residency panel's scenario: HBM capacity in GiB, the embed stream's rate in req/s (0 drops it), and
-    optionally the host link in GB/s (default: the chip's, PCIe 5 x16)."""
-    base = load_scenario(BASE)
+                       link_gbps: float | None = None, dispatch: str = "hold") -> Scenario:
+    """The residency panel's scenario: HBM capacity in GiB, the embed stream's rate in req/s (0 drops it),
+    optionally the host link in GB/s (default: the chip's, PCIe 5 x16), and the runtime's residency dispatch
+    policy (``hold`` or ``load_then_dispatch``, :class:`~workbench.config.ResidencyPolicy`)."""
+    base = dataclasses.replace(load_scenario(BASE), residency=ResidencyPolicy(dispatch))
     hw = dataclasses.replace(base.hardware, hbm_capacity_bytes=int(hbm_gib) * GIB)
     if link_gbps is not None:
         hw = dataclasses.replace(hw, host_link_bytes_per_s=float(link_gbps) * 1e9)
@@ -69,7 +70,12 @@ def occupancy_timeline(trace: Trace) -> dict[str, np.ndarray]:
     batch that loaded weights), ``reloaded`` (per batch, True where the replay started a load over
     the host link), ``waited`` (per batch, True where it waited for weights: its own load, or the
     rest of another batch's), ``copy_spans_s`` (each load's copy on the link: begin, end) and ``copy_model``.
+    Only a ``hold`` run can be replayed from its batches: under ``load_then_dispatch`` the loads began before
+    the batches started, at instants the trace does not keep.
     """
+    if trace.reload_queued:
+        raise ValueError("occupancy_timeline replays [residency] dispatch = 'hold' runs only: under "
+                         "'load_then_dispatch' loads begin before their batches, at instants the trace does not keep")
     sc = trace.scenario
     weights = [m.weights_bytes for m in sc.models]
     res = Residency(weights, sc.hardware.hbm_capacity_bytes, link_terms(sc.hardware)[0])
@@ -117,9 +123,14 @@ def contention_stretch(trace: Trace) -> float:
 
 
 def reload_share_of_busy(trace: Trace) -> float:
-    """Share of all core busy time spent waiting for weights."""
+    """Share of all core busy time spent waiting for weights (0 under ``load_then_dispatch``: batches wait queued)."""
     busy = float(trace.core_busy_s.sum())
-    return float(trace.batch_reload_s.sum()) / busy if busy > 0 else 0.0
+    return _held_s(trace) / busy if busy > 0 else 0.0
+
+
+def _held_s(trace: Trace) -> float:
+    """Core seconds held by batches waiting for their weights: all their waits under ``hold``, none otherwise."""
+    return 0.0 if trace.reload_queued else float(trace.batch_reload_s.sum())
 
 
 def weight_waits(trace: Trace) -> dict[str, float]:
@@ -167,10 +178,10 @@ def busy_breakdown(trace: Trace) -> dict[str, float]:
 
     ``service``: isolated batch work; ``reload``: cores held by batches waiting for their weights (queued on
     the host link, copying, or waiting out another batch's copy); ``contention``: time batches were
-    stretched by shared HBM bandwidth.
+    stretched by shared HBM bandwidth. Under ``load_then_dispatch`` no core waits for weights: ``reload`` is 0.
     """
     total = float(trace.makespan_s) * len(trace.core_busy_s)
-    reload = float(trace.batch_reload_s.sum())
+    reload = _held_s(trace)
     work = float(trace.batch_work_s.sum())
     return {"service": (work - reload) / total, "reload": reload / total,
             "contention": float(trace.batch_contention_s.sum()) / total,
@@ -210,3 +221,25 @@ def region(links_gbps: Sequence[float], hbms_gib: Sequence[int], embed_rate: flo
                          "loads": int((tr.residency or {}).get("loads", 0)),
                          "link_busy": float((tr.residency or {}).get("link_busy_s", 0.0) / tr.makespan_s)})
     return rows
+
+
+def compare_dispatch(hbm_gib: int = 32, embed_rate: float = 0.5, requests: int = 60000) -> dict[str, dict]:
+    """The residency scenario under each dispatch policy (same arrivals, same seed): per policy, the p50 and
+    p99 of every stream (s), loads, the link's busy share, the share of core time held waiting for weights,
+    the embed requests' mean latency (s), the tail drivers, and throughput over offered load."""
+    out = {}
+    for dispatch in ("hold", "load_then_dispatch"):
+        tr = run_scenario(residency_scenario(hbm_gib, embed_rate, requests, dispatch=dispatch))
+        s = summarize(tr)
+        offered = sum(x.arrivals.rate for x in tr.scenario.streams)
+        names = [x.name for x in tr.scenario.streams]
+        embed = tr.measured & tr.completed & (tr.stream == (names.index("embed") if "embed" in names else -1))
+        out[dispatch] = {
+            "p50_s": {k: v["latency_s"]["p50"] for k, v in s["streams"].items()},
+            "p99_s": {k: v["latency_s"]["p99"] for k, v in s["streams"].items()},
+            "p99_all_s": s["latency_s"]["p99"], "loads": int((tr.residency or {}).get("loads", 0)),
+            "link_busy": float((tr.residency or {}).get("link_busy_s", 0.0)) / tr.makespan_s,
+            "cores_held": busy_breakdown(tr)["reload"],
+            "embed_mean_s": float(tr.latency_s[embed].mean()) if embed.any() else 0.0,
+            "tail_drivers": s["tail_drivers"], "throughput_share": s["throughput_rps"] / offered}
+    return out

@@ -48,3 +48,4 @@ class RunColumns:
     busy_s: list[float]  # per core
     residency: Any = None  # the Residency object or ResidencyCounts, for its counters
     block_curves: list[tuple[list[float], list[float]]] | None = None  # per class: (t, cumulative blocked s)
+    weights_wait: Any = None  # load_then_dispatch: per request, s it waited in the queue for its weights

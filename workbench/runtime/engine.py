@@ -126,7 +126,8 @@ class Engine:
         iso = (mean * scale).take(inverse)
         iso *= x
         work = iso + extra
-        work += reload
+        if self.scenario.residency.dispatch == "hold":  # the batch waited for its weights on its core
+            work += reload
         b_mem = mshare.take(inverse)  # iso x share, written in place (the product commutes bit for bit)
         b_mem *= iso
         copy *= link_terms(self.scenario.hardware)[1]  # a copy writes HBM at the link's rate; a wait draws nothing
@@ -146,6 +147,11 @@ class Engine:
         batch = _own(np.asarray(v.req_batch, dtype=np.int32))
         v.req_batch = None  # the loop's buffers are let go as soon as they are converted: a lower peak
         done = batch >= 0
+        weights_wait = None
+        if v.weights_wait is not None:  # load_then_dispatch: per request, s waited in the queue for weights
+            weights_wait = np.array(v.weights_wait, dtype=f8)
+            weights_wait[~done] = 0.0
+            v.weights_wait = None
         rejected_s = None
         if isinstance(v.rejected_at, np.ndarray):
             rejected_s = _own(v.rejected_at)
@@ -183,7 +189,7 @@ class Engine:
             core_batches=np.bincount(b_core, minlength=self.scenario.hardware.cores),
             residency={} if res is None else {"loads": res.loads, "evictions": res.evictions,
                                               "overcommits": res.overcommits, "link_busy_s": res.link_busy_s},
-            labels=dict(self.classification.labels), service=self.classification,
+            labels=dict(self.classification.labels), service=self.classification, weights_wait=weights_wait,
         )
 
     def _batch_costs(self, b_class: np.ndarray, b_size: np.ndarray,

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from workbench.runtime.service import Classification
 
 INF = math.inf
-_COMPLETE, _TIMER = 0, 1
+_COMPLETE, _TIMER, _LOADED = 0, 1, 2  # _LOADED: a load_then_dispatch load finished: wake the dispatcher
 
 
 def batch_cost(cls: Classification, bucket: int, size: int, key: int,
@@ -88,6 +88,13 @@ def run_events(e: Engine, free: bool = True) -> RunColumns:  # noqa: C901 - the 
     if sc.models and any(m.weights_bytes for m in sc.models):
         link_rate, link_share = link_terms(sc.hardware)
         residency = Residency([m.weights_bytes for m in sc.models], sc.hardware.hbm_capacity_bytes, link_rate)
+    defer = residency is not None and sc.residency.dispatch == "load_then_dispatch"
+    park_until = [0.0] * n_cls  # s: load_then_dispatch, a class waits in its queue for its weights until then
+    parked_s = [0.0] * n_cls  # s its next batch has waited for weights in the queue
+    holds = [False] * n_cls  # the class holds its model's weights for its next batch
+    park_cum = [0.0] * n_cls  # s the class has spent waiting for weights, through the end of its last wait
+    # per request: the class's park_cum at arrival, then (from its batch's start) the s it waited for weights
+    weights_wait = [0.0] * n if defer else None
     outcome = [COMPLETED] * n
     rejected_at: dict[int, float] = {}
     req_batch = [-1] * n
@@ -187,16 +194,7 @@ def run_events(e: Engine, free: bool = True) -> RunColumns:  # noqa: C901 - the 
                 pre.append((e, 0.0))  # a recompile pause: the core compiles, HBM idle
                 work += e
         if residency is not None:
-            got = residency.acquire(class_model[c], now + e)  # the weights are asked for after any pause
-            if got.wait_s or got.copy_s:
-                reload = got.wait_s + got.copy_s
-                b_reload[b] = reload
-                if got.wait_s:
-                    pre.append((got.wait_s, 0.0))  # the link busy with other loads, or another batch's copy: HBM idle
-                if got.copy_s:
-                    b_copy[b] = got.copy_s
-                    pre.append((got.copy_s, link_share))  # the copy writes HBM at the link's rate
-                work += reload
+            work += weights(b, c, members, now + e, pre)  # the weights are asked for after any pause
         for r in members:
             req_batch[r] = b
         b_core.append(k)
@@ -235,6 +233,30 @@ def run_events(e: Engine, free: bool = True) -> RunColumns:  # noqa: C901 - the 
         c_m[k], c_max[k], c_free[k] = 0.0, peak, False
         active.append(k)
         enter(k, now, d, u)
+
+    def weights(b: int, c: int, members: list[int], t: float, pre: list[tuple[float, float]]) -> float:
+        """Batch ``b`` of class ``c`` acquires its model's weights at ``t``: the seconds it waits for them on
+        its core (``hold``: its phases appended to ``pre``; ``load_then_dispatch``: none, it waited queued)."""
+        got = residency.acquire(class_model[c], t)
+        if defer:  # its weights are in: it waited for them in the queue
+            for r in members:  # the class's waits for weights since each request arrived
+                weights_wait[r] = park_cum[c] - weights_wait[r]
+            if holds[c]:
+                holds[c] = False
+                residency.unhold(class_model[c])
+            if parked_s[c]:
+                b_reload[b] = parked_s[c]
+                parked_s[c] = 0.0
+            return 0.0
+        if not (got.wait_s or got.copy_s):
+            return 0.0
+        b_reload[b] = got.wait_s + got.copy_s
+        if got.wait_s:
+            pre.append((got.wait_s, 0.0))  # the link busy with other loads, or another batch's copy: HBM idle
+        if got.copy_s:
+            b_copy[b] = got.copy_s
+            pre.append((got.copy_s, link_share))  # the copy writes HBM at the link's rate
+        return got.wait_s + got.copy_s
 
     def follow(j: int, now: float) -> None:
         """A free batch becomes phase-tracked: find its phase from the time it has run at full speed."""
@@ -296,6 +318,9 @@ def run_events(e: Engine, free: bool = True) -> RunColumns:  # noqa: C901 - the 
                         outcome[r], rejected_at[r] = REJECTED_TIMEOUT, arr[r] + timeout_s
                         class_n[c] -= 1
                         waiting -= 1
+                if holds[c] and not class_n[c] and not sealed_q[c]:  # nobody left to wait for the weights
+                    holds[c], parked_s[c] = False, 0.0
+                    residency.release(class_model[c])
 
     def dispatch(now: float) -> None:
         """Start batches on idle cores while some class is ready."""
@@ -305,6 +330,8 @@ def run_events(e: Engine, free: bool = True) -> RunColumns:  # noqa: C901 - the 
             for k in placement.candidates(idle, busy_s):
                 best, best_key, best_m = -1, INF, 0
                 for c in core_classes[k]:
+                    if park_until[c] > now:  # waiting in the queue for its weights
+                        continue
                     if sealed:
                         if sealed_q[c] and key[sealed_q[c][0][0][0]] < best_key:
                             best, best_key = c, key[sealed_q[c][0][0][0]]
@@ -322,6 +349,8 @@ def run_events(e: Engine, free: bool = True) -> RunColumns:  # noqa: C901 - the 
                     elif hk < best_key:
                         best, best_key, best_m = c, hk, m
                 if best >= 0:
+                    if defer and park(best, now):
+                        break  # look again: the core is still idle
                     if sealed:
                         members, t_seal = sealed_q[best].popleft()
                         start(k, best, members, t_seal, now)
@@ -330,6 +359,27 @@ def run_events(e: Engine, free: bool = True) -> RunColumns:  # noqa: C901 - the 
                     break
             else:
                 return
+
+    def park(c: int, now: float) -> bool:
+        """load_then_dispatch: unless class ``c``'s weights are in, start their load (or join the one in
+        flight) and leave the class queued until they are; True when it was parked."""
+        m = class_model[c]
+        if residency.usable(m, now):
+            return False
+        if m in residency.resident:  # another class's load in flight
+            ready = residency.ready_at[m]
+        else:
+            ready = residency.load(m, now)
+            push(heap, (ready, next_seq(), _LOADED, m, 0))
+        if ready <= now:  # nothing to copy and the link free
+            return False
+        if not holds[c]:
+            holds[c] = True
+            residency.hold(m)
+        park_until[c] = ready
+        parked_s[c] += ready - now
+        park_cum[c] += ready - now
+        return True
 
     def seal(c: int, now: float) -> None:
         """Static batching: close the forming batch of class ``c`` if full or late."""
@@ -361,6 +411,7 @@ def run_events(e: Engine, free: bool = True) -> RunColumns:  # noqa: C901 - the 
                 ready = bool(sealed_q[c])
             else:
                 ready = class_n[c] > 0 and any_idle and take(class_n[c], heads(c)[1], now) > 0
+            ready = ready and park_until[c] <= now  # a class waiting for its weights is not blocked by placement
             b = ready and any_idle
             if b != blocked[c]:
                 if b:
@@ -402,6 +453,8 @@ def run_events(e: Engine, free: bool = True) -> RunColumns:  # noqa: C901 - the 
                         demand = sum([c_m[j] for j in active])
                         if before > 1.0:
                             rebalance(now)
+                elif kind == _LOADED:
+                    changed = True
                 else:
                     changed = True
                     if sealed:
@@ -427,6 +480,8 @@ def run_events(e: Engine, free: bool = True) -> RunColumns:  # noqa: C901 - the 
                 key[r] = discipline.tag(stream_of[r])
             queues[q].append(r)
             c = q_class[q]
+            if defer:  # the class's waits for weights so far (one may be under way)
+                weights_wait[r] = park_cum[c] - (park_until[c] - now if park_until[c] > now else 0.0)
             class_n[c] += 1
             waiting += 1
             if sealed:
@@ -456,5 +511,6 @@ def run_events(e: Engine, free: bool = True) -> RunColumns:  # noqa: C901 - the 
         nbatch=nbatch, b_core=b_core, b_class=b_class, b_size=b_size, b_key=b_key, b_start=b_start, b_end=b_end,
         b_disp=b_disp if sealed else None, req_batch=req_batch, outcome=outcome, rejected_at=rejected_at,
         factor_chunks=factor_chunks, b_extra=b_extra, b_reload=b_reload, b_copy=b_copy,
-        busy_s=busy_s, residency=residency, block_curves=list(zip(block_t, block_v, strict=True)) if track else None)
+        busy_s=busy_s, residency=residency, block_curves=list(zip(block_t, block_v, strict=True)) if track else None,
+        weights_wait=weights_wait)
 

@@ -17,6 +17,20 @@ the link, then copying; or the rest of another batch's copy) is its reload.
 If the models in use leave no room, m is loaded anyway and the overcommit is counted;
 idle models are evicted as soon as batches finish until HBM fits again. A batch never
 stalls for capacity: the model charges reloads, not capacity waits.
+
+Where the batch waits is the dispatch policy's (``[residency] dispatch``,
+:class:`~workbench.config.ResidencyPolicy`). ``hold``, a naive runtime: the batch takes its
+core and waits there (:meth:`Residency.acquire` at its start), so the core serves nothing
+else for the whole load. ``load_then_dispatch``, a runtime whose copy runs on a DMA engine:
+the dispatcher starts the load (:meth:`Residency.load`, same link queue, same eviction) and
+leaves the batch queued. Each class of batches queued for a model holds it like a running
+batch (:meth:`Residency.hold`), from the moment it asks until its batch starts (or its
+requests time out), so neither a load in flight nor weights loaded for a batch still waiting
+for a core are ever evicted. The batch is dispatched once the load is done, its wait for
+weights counted in the queue. When no idle model can make room, the load goes ahead
+overcommitted, as under ``hold``.
+The copy's share of HBM bandwidth is charged only under ``hold``, where it is a phase of a
+batch on a core; under ``load_then_dispatch`` it runs on no core and draws nothing.
 """
 
 from __future__ import annotations
@@ -77,6 +91,29 @@ class Residency:
             self.resident.move_to_end(model)
             ready = self.ready_at[model]
             return Reload(wait_s=ready - now) if ready > now else NO_RELOAD  # another batch's load in flight
+        begin, copy = self._start_load(model, now)
+        return Reload(wait_s=begin - now, copy_s=copy)
+
+    def usable(self, model: int, now: float) -> bool:
+        """Whether ``model``'s weights are in HBM at ``now`` (resident, its last load finished)."""
+        return model in self.resident and self.ready_at[model] <= now
+
+    def load(self, model: int, now: float) -> float:
+        """``load_then_dispatch``: start loading ``model`` (not resident) for a batch that stays queued; when
+        its weights will be in (s)."""
+        begin, copy = self._start_load(model, now)
+        return begin + copy
+
+    def hold(self, model: int) -> None:
+        """A queued batch waits for ``model``'s weights: they are never evicted while it waits."""
+        self.in_use[model] += 1
+
+    def unhold(self, model: int) -> None:
+        """The waiting batch started (and acquired the weights itself): its hold ends, evicting nothing."""
+        self.in_use[model] -= 1
+
+    def _start_load(self, model: int, now: float) -> tuple[float, float]:
+        """Make room (LRU, idle models only), queue the copy on the link: (when it begins, its seconds)."""
         need = self.weights[model]
         self._evict_until(self.capacity - need)
         if self.used_bytes + need > self.capacity:
@@ -88,7 +125,7 @@ class Residency:
         begin = self.link_free_at if self.link_free_at > now else now  # one DMA path: loads queue on it
         self.link_free_at = self.ready_at[model] = begin + copy
         self.link_busy_s += copy
-        return Reload(wait_s=begin - now, copy_s=copy)
+        return begin, copy
 
     def release(self, model: int) -> None:
         """A batch of ``model`` finished; an overcommit is paid back as soon as models go idle."""

@@ -45,8 +45,8 @@ class Trace:
     batch_dispatch_s: np.ndarray  # float64
     batch_start_s: np.ndarray  # float64
     batch_end_s: np.ndarray  # float64
-    batch_work_s: np.ndarray  # float64, isolated time: service + reload + extra
-    batch_reload_s: np.ndarray  # float64, weights reload (memory residency)
+    batch_work_s: np.ndarray  # float64, isolated time: service + extra (+ reload under dispatch "hold")
+    batch_reload_s: np.ndarray  # float64, s waited for weights: on its core ("hold") or in the queue
     batch_fallback_s: np.ndarray  # float64, part of the service spent in mapping fallback
     batch_memory_share: np.ndarray  # float64, memory-bound share of the work
     # per core
@@ -56,6 +56,8 @@ class Trace:
     residency: dict[str, float] = field(default_factory=dict)  # loads, evictions, overcommits; link_busy_s
     labels: dict[str, np.ndarray] = field(default_factory=dict)  # the service model's extra columns
     service: Any = None  # the run's Classification (cost callable, reasons), for the analysis
+    # float64 per request: s it waited in the queue for its model's weights (load_then_dispatch; else None)
+    weights_wait: np.ndarray | None = None
 
     # Per-request times and cores are the batch's, gathered on demand (lean: not stored twice).
     def _gather(self, column: np.ndarray, fill) -> np.ndarray:
@@ -99,6 +101,10 @@ class Trace:
         """Placement-blocked wait (s) of requests ``idx``."""
         return self.imbalance[idx] if self.imbalance is not None else np.zeros(len(idx))
 
+    def weights_wait_of(self, idx: np.ndarray) -> np.ndarray:
+        """Seconds requests ``idx`` waited in the queue for their model's weights (0 under ``hold``)."""
+        return self.weights_wait[idx] if self.weights_wait is not None else np.zeros(len(idx))
+
     @property
     def rejected_s(self) -> np.ndarray:
         """Time of rejection (s); nan if completed."""
@@ -108,6 +114,11 @@ class Trace:
     def imbalance_s(self) -> np.ndarray:
         """Wait (s) while ready work sat behind busy cores and another idled (placement blocking)."""
         return self.imbalance if self.imbalance is not None else np.zeros(len(self.batch))
+
+    @property
+    def reload_queued(self) -> bool:
+        """Whether batches waited for their weights in the queue (``load_then_dispatch``), not on a core."""
+        return self.scenario.residency.dispatch == "load_then_dispatch"
 
     @property
     def completed(self) -> np.ndarray:

@@ -14,6 +14,7 @@ from workbench.ui.figures import new_figure
 
 GIB = 1 << 30
 MODEL_COLORS = ("#0072b2", "#56b4e9", "#f0e442", "#cc79a7")
+HOLD_COLOR = "#3d3d3d"  # the naive runtime (dark grey): not a cause, so none of the causes' hues
 
 
 def occupancy_figure(occ: dict, names: list[str], capacity_bytes: int, counts: tuple, window_s: tuple[float, float]):
@@ -66,4 +67,37 @@ def reload_cost_figure(rows: dict[str, float]):
     ax.invert_yaxis()
     ax.set_title("waits for weights, in the run (ms)", fontsize=9)
     fig.subplots_adjust(left=0.45, right=0.97)
+    return fig
+
+
+def dispatch_figure(cmp: dict[str, dict], baseline_ms: dict[str, float]):
+    """Left: p99 per stream (ms, log) with room for all three models (grey), under ``hold`` and under
+    ``load_then_dispatch`` (from ``residency_stats.compare_dispatch``). Right: the tail's drivers under each."""
+    fig, (ax, ad) = new_figure(2, 10.5, 3.4)
+    streams = list(cmp["hold"]["p99_s"])
+    x = np.arange(len(streams))
+    runs = [("room for all (36 GiB)", [baseline_ms.get(s, np.nan) for s in streams], pal.BASELINE),
+            ("hold", [cmp["hold"]["p99_s"][s] * 1e3 for s in streams], HOLD_COLOR),
+            ("load_then_dispatch", [cmp["load_then_dispatch"]["p99_s"][s] * 1e3 for s in streams], pal.CURRENT)]
+    for i, (label, v, color) in enumerate(runs):
+        bars = ax.bar(x + (i - 1) * 0.27, v, 0.27, color=color, label=label)
+        ax.bar_label(bars, fmt="%.0f", fontsize=7)
+    ax.set_yscale("log")
+    ax.set_ylim(1, 3e4)  # room above the bars for the legend
+    ax.set_xticks(x, streams)
+    ax.set_ylabel("p99 latency (ms)")
+    ax.legend(fontsize=7, loc="upper left", ncol=3)
+    ax.set_title("p99 per stream, 32 GiB, embed at 0.5 req/s", fontsize=9)
+    names = list(cmp)
+    left = np.zeros(len(names))
+    for cause in ("queueing", "memory_residency", "service"):
+        share = np.array([cmp[n]["tail_drivers"][cause] for n in names])
+        ad.barh(names, share, left=left, color=pal.CAUSES[cause], label=cause.replace("_", " "))
+        left += share
+    ad.set_xlim(0, 1)
+    ad.set_xlabel("share of the tail's latency (requests above p95)")
+    ad.invert_yaxis()
+    ad.legend(fontsize=8, loc="lower right")
+    ad.set_title("what the tail is made of", fontsize=9)
+    fig.subplots_adjust(wspace=0.45)
     return fig

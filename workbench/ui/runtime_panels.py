@@ -8,7 +8,7 @@ import numpy as np
 from matplotlib.ticker import MaxNLocator
 
 from workbench.analysis.metrics import summarize, wait_profile
-from workbench.config import Batching, Scheduler
+from workbench.config import RESIDENCY_DISPATCH, Batching, ResidencyPolicy, Scheduler
 from workbench.ui import figures as f
 from workbench.ui.layers import nice_ceil
 from workbench.ui.palette import BASELINE, BASELINE_ALPHA, CURRENT, cause_color
@@ -148,14 +148,16 @@ class FairnessPanel(Panel):
 
 
 class ResidencyPanel(Panel):
-    """Several models over HBM capacity: evictions, reloads over the host link and tail spikes."""
+    """Several models over HBM capacity: evictions, reloads over the host link and tail spikes; where a batch
+    waits for its weights (on its core, or queued while the load runs: ``[residency] dispatch``)."""
 
     def controls(self):
         return {"hbm_gib": slider(32, 16, 48, 2, "HBM capacity (GiB)", integer=True),
-                "embed_rate": slider(0.5, 0, 20, 0.5, "embed traffic (req/s)")}
+                "embed_rate": slider(0.5, 0, 20, 0.5, "embed traffic (req/s)"),
+                "dispatch": dropdown(list(RESIDENCY_DISPATCH), "hold", "wait for weights")}
 
-    def run(self, hbm_gib, embed_rate):
-        base = builtin("memory_residency")
+    def run(self, hbm_gib, embed_rate, dispatch="hold"):
+        base = dataclasses.replace(builtin("memory_residency"), residency=ResidencyPolicy(dispatch))
         streams = tuple(with_rate(s, embed_rate if s.name == "embed" else s.arrivals.rate) for s in base.streams
                         if s.name != "embed" or embed_rate > 0)
         sc = dataclasses.replace(base, streams=streams, requests=self.requests,

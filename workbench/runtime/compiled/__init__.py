@@ -43,7 +43,8 @@ def compiled_applies(e: Engine) -> bool:
     if type(e.placement) not in (pol.LeastLoaded, pol.RoundRobin, pol.Pinned):
         return False
     cores, n_cls = e.scenario.hardware.cores, len(e.class_qs)
-    if cores >= 1 << 16 or n_cls >= 1 << 16:  # a heap event packs its core or class in 16 bits
+    if cores >= 1 << 16 or n_cls + len(e.scenario.models) >= 1 << 16:  # an event packs its core or class (or
+        # a loaded model, after the classes) in 16 bits
         return False
     keys = e.classification.shape_key
     n_keys = 1 if keys is None else len(np.unique(keys))

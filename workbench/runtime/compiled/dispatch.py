@@ -16,7 +16,7 @@ from numba import njit
 
 from workbench.runtime.compiled import layout as L
 from workbench.runtime.compiled.kernel import start
-from workbench.runtime.compiled.parts import take
+from workbench.runtime.compiled.parts import load, pack, push, take
 from workbench.runtime.compiled.queues import commit_batch, heads, peek_batch, purge, set_timer
 
 
@@ -27,6 +27,8 @@ def _choose(pi, pf, pref, rf, qbuf, qt, csr, cli, clf, ht, hq, si, sf, ci, k: in
     cqi, kcp, kci = pi[L.P_CQI], pi[L.P_KCP], pi[L.P_KCI]
     for j in range(csr[kcp + k], csr[kcp + k + 1]):
         c = csr[kci + j]
+        if clf[L.CF_PARK, c] > now:  # waiting in the queue for its weights
+            continue
         w = cli[L.CL_N, c]
         if not w:
             continue
@@ -40,16 +42,41 @@ def _choose(pi, pf, pref, rf, qbuf, qt, csr, cli, clf, ht, hq, si, sf, ci, k: in
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def _choose_sealed(pi, rf, qbuf, csr, cli, sb, k: int) -> int:
+def _choose_sealed(pi, rf, qbuf, csr, cli, clf, sb, k: int, now: float) -> int:
     """The class whose oldest sealed batch has the best key among core ``k``'s classes, or -1."""
     best, best_key = -1, L.INF
     kcp, kci = pi[L.P_KCP], pi[L.P_KCI]
     for j in range(csr[kcp + k], csr[kcp + k + 1]):
         c = csr[kci + j]
+        if clf[L.CF_PARK, c] > now:  # waiting in the queue for its weights
+            continue
         h = cli[L.CL_SBHEAD, c]
         if h >= 0 and rf[L.RF_KEY, qbuf[sb[L.SB_OFF, h]]] < best_key:
             best, best_key = c, rf[L.RF_KEY, qbuf[sb[L.SB_OFF, h]]]
     return best
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _park(pi, pf, cli, clf, rres, ht, hq, si, sf, ci, c: int, now: float) -> bool:
+    """load_then_dispatch: unless class ``c``'s weights are in, start their load (or join the one in flight)
+    and leave the class queued until they are; True when it was parked (``park`` of the reference loop)."""
+    m = cli[L.CL_MODEL, c]
+    if rres[L.R_RESIDENT, m]:
+        ready = sf[L.READY0 + m]
+        if ready <= now:  # usable
+            return False
+    else:
+        ready = load(rres, si, sf, pi[L.P_CAPACITY], pf[L.PF_LINK], m, now)
+        push(ht, hq, si, sf, ci, ready, pack(L.TIMER, pi[L.P_NCLS] + m, 0))
+    if ready <= now:  # nothing to copy and the link free
+        return False
+    if not cli[L.CL_HOLD, c]:  # the weights are never evicted while the class waits for them
+        cli[L.CL_HOLD, c] = 1
+        rres[L.R_IN_USE, m] += 1
+    clf[L.CF_PARK, c] = ready
+    clf[L.CF_PARKED, c] += ready - now
+    clf[L.CF_PCUM, c] += ready - now
+    return True
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -87,7 +114,7 @@ def dispatch(pi, pf, pref, rf, ri4, extra, qbuf, qt, csr, cli, clf, sb, sbt, bi,
     """Start batches on idle cores while some class is ready; False when a batch needs a cost not yet known."""
     now, sealed, mb = sf[L.NOW], pi[L.P_BATCH] == L.B_STATIC, pi[L.P_MAXB]
     if pf[L.PF_TIMEOUT]:
-        purge(pi, pf, rf, ri4, qbuf, qt, csr, cli, si, now)
+        purge(pi, pf, rf, ri4, qbuf, qt, csr, cli, clf, rres, si, now)
     while si[L.N_IDLE]:
         lo, hi = _candidates(pi, ci, cf, si)
         started = False
@@ -96,15 +123,21 @@ def dispatch(pi, pf, pref, rf, ri4, extra, qbuf, qt, csr, cli, clf, sb, sbt, bi,
                 continue
             h = -1
             if sealed:
-                c = _choose_sealed(pi, rf, qbuf, csr, cli, sb, k)
+                c = _choose_sealed(pi, rf, qbuf, csr, cli, clf, sb, k, now)
                 if c < 0:
                     continue
+                if pi[L.P_DEFER] and _park(pi, pf, cli, clf, rres, ht, hq, si, sf, ci, c, now):
+                    started = True  # look again: the core is still idle
+                    break
                 h = cli[L.CL_SBHEAD, c]
                 m, top = _sealed_members(ri4, qbuf, sb, scr, h)
             else:
                 c, m = _choose(pi, pf, pref, rf, qbuf, qt, csr, cli, clf, ht, hq, si, sf, ci, k, now)
                 if c < 0:
                     continue
+                if pi[L.P_DEFER] and _park(pi, pf, cli, clf, rres, ht, hq, si, sf, ci, c, now):
+                    started = True  # look again: the core is still idle
+                    break
                 top = peek_batch(rf, ri4, qbuf, qt, csr, pi[L.P_CQI], scr, mb, c, m)
             s = slot[c, m, top]
             if s < 0:  # the service model has not costed this batch yet: ask Python, then redo
@@ -118,8 +151,8 @@ def dispatch(pi, pf, pref, rf, ri4, extra, qbuf, qt, csr, cli, clf, sb, sbt, bi,
                     cli[L.CL_SBTAIL, c] = -1
             else:
                 commit_batch(pi[L.P_ONLINE], rf, qt, csr, pi[L.P_CQI], cli, sf, scr, mb, c, m)
-            start(pi, pf, extra, ri4, cli, bi, bf, ci, cf, todo, ht, hq, cmean, cph, ph, rres, fac, scr, si, sf,
-                  k, c, m, t_disp, s, top)
+            start(pi, pf, extra, rf, ri4, cli, clf, bi, bf, ci, cf, todo, ht, hq, cmean, cph, ph, rres, fac, scr, si,
+                  sf, k, c, m, t_disp, s, top)
             started = True
             break
         if not started:

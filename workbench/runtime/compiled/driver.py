@@ -62,8 +62,8 @@ class _Run:
         pf[L.PF_TIMEOUT] = sc.scheduler.timeout_s
         pf[L.PF_LINK], pf[L.PF_LINK_SHARE] = link_terms(sc.hardware)
         # per request
-        rf = np.empty((3, n), f8)
-        rf[L.RF_ARR], rf[L.RF_REJ] = req.arrival_s, np.nan
+        rf = np.empty((4, n), f8)
+        rf[L.RF_ARR], rf[L.RF_REJ], rf[L.RF_WW] = req.arrival_s, np.nan, 0.0
         if isinstance(e.discipline, Fifo):
             rf[L.RF_KEY] = np.arange(n)
         elif e.discipline.online:
@@ -83,9 +83,9 @@ class _Run:
         qt[L.QT_HEAD, 1:] = np.cumsum(np.bincount(qid[qid >= 0], minlength=nq))[:-1]
         qt[L.QT_TAIL], qt[L.QT_CLASS] = qt[L.QT_HEAD], e.q_class
         self.Q = (np.zeros(2 * n_acc if static else n_acc, i4), qt, np.concatenate(csr).astype(i4))
-        cli = np.zeros((5, n_cls), i8)
+        cli = np.zeros((6, n_cls), i8)
         cli[L.CL_MODEL], cli[L.CL_SBHEAD], cli[L.CL_SBTAIL] = e.class_model, -1, -1
-        clf = np.zeros((3, n_cls), f8)
+        clf = np.zeros((6, n_cls), f8)
         clf[L.CF_TIMER] = -1.0
         sw = np.zeros((2, ns), f8)
         if isinstance(e.discipline, WeightedFair):
@@ -99,7 +99,8 @@ class _Run:
         cf = np.zeros((8, cores), f8)
         cf[L.K_RATE] = 1.0
         self.C = [ci, cf, np.zeros((2, cores, 4), f8)]
-        cap = n_acc + cores + 8  # timers <= accepted requests, live completions <= cores; stale ones compacted
+        cap = n_acc + cores + len(sc.models) + 8  # timers <= accepted requests, live completions <= cores, loads
+        # in flight <= models; stale ones compacted
         self.H = (np.zeros(cap, f8), np.zeros((2, cap), i8))
         self.T = [np.full((n_cls, mb + 1, len(keyval)), -1, i4), np.zeros(16, f8), np.zeros((2, 16), i8),
                   np.zeros((2, 64), f8)]
@@ -109,6 +110,7 @@ class _Run:
         models = sc.models
         self.res = bool(models) and any(m.weights_bytes for m in models)
         pi[L.P_RES] = self.res
+        pi[L.P_DEFER] = self.res and sc.residency.dispatch == "load_then_dispatch"
         rres = np.zeros((4, len(models)), i8)
         if self.res:
             pi[L.P_CAPACITY] = cap_b = sc.hardware.hbm_capacity_bytes
@@ -189,7 +191,8 @@ class _Run:
             outcome=ri4[L.RI_OUT].astype(np.int8), rejected_at=rf[L.RF_REJ],
             factor_chunks=[self.X[1][:int(si[L.NF])]], b_extra=bf[L.BF_EXTRA, :nb], b_reload=bf[L.BF_RELOAD, :nb],
             b_copy=bf[L.BF_COPY, :nb],
-            busy_s=self.C[1][L.K_BUSY], residency=res, block_curves=curves)
+            busy_s=self.C[1][L.K_BUSY], residency=res, block_curves=curves,
+            weights_wait=rf[L.RF_WW] if self.P[0][L.P_DEFER] else None)
 
 
 def _ptr(lengths: list[int]) -> np.ndarray:

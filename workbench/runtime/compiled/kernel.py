@@ -120,7 +120,22 @@ def _phases(pi, ci, cf, todo, ht, hq, cph, ph, si, sf, k: int, slot: int, npre: 
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def start(pi, pf, extra, ri4, cli, bi, bf, ci, cf, todo, ht, hq, cmean, cph, ph, rres, fac, scr, si, sf,
+def _weights_in(pi, pf, rf, cli, clf, bf, rres, scr, si, sf, b: int, c: int, m: int, t: float) -> None:
+    """load_then_dispatch: batch ``b`` (``scr[:m]``) of class ``c`` acquires weights already in at ``t``; each
+    member's wait for them in the queue, the class's hold ended, the batch's wait recorded."""
+    acquire(rres, si, sf, pi[L.P_CAPACITY], pf[L.PF_LINK], cli[L.CL_MODEL, c], t)
+    for i in range(m):  # the class's waits for weights since each request arrived
+        rf[L.RF_WW, scr[i]] = clf[L.CF_PCUM, c] - rf[L.RF_WW, scr[i]]
+    if cli[L.CL_HOLD, c]:  # its hold ends, evicting nothing
+        cli[L.CL_HOLD, c] = 0
+        rres[L.R_IN_USE, cli[L.CL_MODEL, c]] -= 1
+    if clf[L.CF_PARKED, c]:
+        bf[L.BF_RELOAD, b] = clf[L.CF_PARKED, c]
+        clf[L.CF_PARKED, c] = 0.0
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def start(pi, pf, extra, rf, ri4, cli, clf, bi, bf, ci, cf, todo, ht, hq, cmean, cph, ph, rres, fac, scr, si, sf,
           k: int, c: int, m: int, t_disp: float, slot: int, top: int) -> None:
     """Batch ``scr[:m]`` of class ``c`` starts on core ``k`` (its cost in ``slot``, shape-key rank ``top``)."""
     now = sf[L.NOW]
@@ -141,7 +156,9 @@ def start(pi, pf, extra, ri4, cli, bi, bf, ci, cf, todo, ht, hq, cmean, cph, ph,
             todo[0, k, npre], todo[1, k, npre] = e, 0.0  # a recompile pause: the core compiles, HBM idle
             npre += 1
             work += e
-    if pi[L.P_RES]:  # the weights are asked for after any pause
+    if pi[L.P_DEFER]:  # its weights are in: it waited for them in the queue, not here
+        _weights_in(pi, pf, rf, cli, clf, bf, rres, scr, si, sf, b, c, m, now + e)
+    elif pi[L.P_RES]:  # the weights are asked for after any pause
         wait, copy = acquire(rres, si, sf, pi[L.P_CAPACITY], pf[L.PF_LINK], cli[L.CL_MODEL, c], now + e)
         if wait or copy:
             reload = wait + copy

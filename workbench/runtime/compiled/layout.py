@@ -24,15 +24,16 @@ READY0 = N_SF
 
 # parameters: int64 ``pi`` and float64 ``pf``; ``pref`` holds the preferred batch sizes, largest first
 (P_N, P_NCLS, P_CORES, P_BATCH, P_MAXB, P_PLACE, P_ONLINE, P_MAXQ, P_TRACK, P_EXTRA, P_RES, P_NEUMAIER,
- P_NPREF, P_CAPACITY, P_CQI, P_KCP, P_KCI, P_SMEM0) = range(18)
-N_PI = 18
+ P_NPREF, P_CAPACITY, P_CQI, P_KCP, P_KCI, P_SMEM0, P_DEFER) = range(19)  # P_DEFER: dispatch load_then_dispatch
+N_PI = 19
 PF_DELAY, PF_TIMEOUT, PF_LINK, PF_LINK_SHARE = range(4)  # a weights copy's bytes/s, and its share of HBM
 N_PF = 4
 B_NONE, B_DYNAMIC, B_STATIC = range(3)  # batching
 PL_LEAST, PL_ROUND, PL_PINNED = range(3)  # placement
 
 # per request: float64 ``rf`` and int32 ``ri4`` rows
-RF_ARR, RF_KEY, RF_REJ = range(3)  # arrival (s), discipline key, time of rejection (s; nan)
+RF_ARR, RF_KEY, RF_REJ, RF_WW = range(4)  # arrival (s), discipline key, time of rejection (s; nan), RF_WW: the
+# class's waits for weights at arrival, then the request's own (s; load_then_dispatch)
 RI_Q, RI_STREAM, RI_KRANK, RI_BATCH, RI_OUT = range(5)  # queue (-1 refused), stream, shape-key rank, batch, outcome
 
 # queues: ``qbuf`` (int32) holds each queue's requests in a slice, then (static batching) the sealed
@@ -41,8 +42,10 @@ QT_HEAD, QT_TAIL, QT_CLASS = range(3)
 # ``csr`` (int32): [class -> queues pointers | queue ids | core -> classes pointers | class ids]
 
 # per class: int64 ``cli`` and float64 ``clf`` rows; per stream: float64 ``sw`` rows
-CL_N, CL_MODEL, CL_BLOCKED, CL_SBHEAD, CL_SBTAIL = range(5)
-CF_TIMER, CF_SINCE, CF_CUM = range(3)
+CL_N, CL_MODEL, CL_BLOCKED, CL_SBHEAD, CL_SBTAIL, CL_HOLD = range(6)  # CL_HOLD: holds its model's weights
+CF_TIMER, CF_SINCE, CF_CUM, CF_PARK, CF_PARKED, CF_PCUM = range(6)  # CF_PARK: queued for weights until (s);
+# CF_PARKED: s the next batch waited for them; CF_PCUM: s waited for them in all, through the end of the last wait
+# a finished load_then_dispatch load is a TIMER event whose class is P_NCLS + its model (a wake-up)
 SW_FINISH, SW_INVW = range(2)
 # sealed static batches: int64 ``sb`` rows, float64 ``sbt`` (when sealed)
 SB_OFF, SB_LEN, SB_NEXT = range(3)

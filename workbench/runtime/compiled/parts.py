@@ -156,6 +156,13 @@ def acquire(rres, si, sf, capacity: int, link: float, m: int, now: float) -> tup
         rres[L.R_STAMP, m] = si[L.CLOCK]
         ready = sf[L.READY0 + m]
         return (ready - now if ready > now else 0.0), 0.0  # another batch's load in flight
+    begin, copy = _start_load(rres, si, sf, capacity, link, m, now)
+    return begin - now, copy
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _start_load(rres, si, sf, capacity: int, link: float, m: int, now: float) -> tuple[float, float]:
+    """Make room (LRU, idle models only), queue the copy on the link: (when it begins, its seconds)."""
     need = rres[L.R_WEIGHTS, m]
     _evict_until(rres, si, capacity - need)
     if si[L.USED_BYTES] + need > capacity:
@@ -168,7 +175,18 @@ def acquire(rres, si, sf, capacity: int, link: float, m: int, now: float) -> tup
     begin = sf[L.LINK_FREE] if sf[L.LINK_FREE] > now else now  # one DMA path: loads queue on it
     sf[L.LINK_FREE] = sf[L.READY0 + m] = begin + copy
     sf[L.LINK_BUSY] += copy
-    return begin - now, copy
+    return begin, copy
+
+
+@njit(cache=True, _nrt=False)
+def load(rres, si, sf, capacity: int, link: float, m: int, now: float) -> float:
+    """load_then_dispatch: start loading model ``m`` (not resident) for a batch that stays queued; when its
+    weights will be in (s)."""
+    si[L.CLOCK] += 1
+    begin, copy = _start_load(rres, si, sf, capacity, link, m, now)
+    return begin + copy
+
+
 
 
 @njit(cache=True, _nrt=False)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from numba import njit
 
 from workbench.runtime.compiled import layout as L
-from workbench.runtime.compiled.parts import deadline, pack, push, take
+from workbench.runtime.compiled.parts import deadline, pack, push, release, take
 from workbench.runtime.trace import REJECTED_TIMEOUT
 
 
@@ -70,7 +70,7 @@ def commit_batch(online: bool, rf, qt, csr, cqi: int, cli, sf, scr, mb: int, c: 
 
 
 @njit(cache=True, _nrt=False)
-def purge(pi, pf, rf, ri4, qbuf, qt, csr, cli, si, now: float) -> None:
+def purge(pi, pf, rf, ri4, qbuf, qt, csr, cli, clf, rres, si, now: float) -> None:
     """Reject requests that have waited longer than the timeout."""
     timeout, cqi = pf[L.PF_TIMEOUT], pi[L.P_CQI]
     for c in range(pi[L.P_NCLS]):
@@ -84,6 +84,9 @@ def purge(pi, pf, rf, ri4, qbuf, qt, csr, cli, si, now: float) -> None:
                     rf[L.RF_REJ, r] = rf[L.RF_ARR, r] + timeout
                     cli[L.CL_N, c] -= 1
                     si[L.WAITING] -= 1
+            if cli[L.CL_HOLD, c] and not cli[L.CL_N, c] and cli[L.CL_SBHEAD, c] < 0:  # none left to wait for weights
+                cli[L.CL_HOLD, c], clf[L.CF_PARKED, c] = 0, 0.0
+                release(rres, si, pi[L.P_CAPACITY], cli[L.CL_MODEL, c])
 
 
 @njit(cache=True, _nrt=False)
@@ -133,6 +136,7 @@ def track_blocked(pi, pf, pref, rf, qbuf, qt, csr, cli, clf, bc, bcur, si, sf) -
         else:
             ready = cli[L.CL_N, c] > 0 and any_idle and take(
                 pi, pf, pref, cli[L.CL_N, c], heads(rf, qbuf, qt, csr, cqi, c)[1], now) > 0
+        ready = ready and clf[L.CF_PARK, c] <= now  # a class waiting for its weights is not blocked by placement
         b = 1 if (ready and any_idle) else 0
         if b != cli[L.CL_BLOCKED, c]:
             if b:

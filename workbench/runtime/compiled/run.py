@@ -56,7 +56,7 @@ def _complete(pi, cli, bi, bf, ci, cf, todo, ht, hq, rres, si, sf, a: int, now: 
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def _arrive(pi, pf, pref, rf, ri4, qbuf, qt, csr, cli, clf, sw, sb, sbt, ht, hq, ci, scr, si, sf) -> int:
+def _arrive(pi, pf, pref, rf, ri4, qbuf, qt, csr, cli, clf, sw, sb, sbt, ht, hq, ci, rres, scr, si, sf) -> int:
     """The next arrival: 0 = refused (no tracking), 1 = queued, nothing to start, 2 = queued, dispatch now."""
     r = si[L.NEXT]
     now = rf[L.RF_ARR, r]
@@ -68,7 +68,7 @@ def _arrive(pi, pf, pref, rf, ri4, qbuf, qt, csr, cli, clf, sw, sb, sbt, ht, hq,
         return 0
     if pi[L.P_MAXQ]:
         if pf[L.PF_TIMEOUT]:
-            purge(pi, pf, rf, ri4, qbuf, qt, csr, cli, si, now)
+            purge(pi, pf, rf, ri4, qbuf, qt, csr, cli, clf, rres, si, now)
         if si[L.WAITING] >= pi[L.P_MAXQ]:
             ri4[L.RI_OUT, r], rf[L.RF_REJ, r] = REJECTED_QUEUE_FULL, now
             return 0
@@ -81,6 +81,9 @@ def _arrive(pi, pf, pref, rf, ri4, qbuf, qt, csr, cli, clf, sw, sb, sbt, ht, hq,
     qbuf[qt[L.QT_TAIL, q]] = r
     qt[L.QT_TAIL, q] += 1
     c = qt[L.QT_CLASS, q]
+    if pi[L.P_DEFER]:  # the class's waits for weights so far (one may be under way)
+        park = clf[L.CF_PARK, c]
+        rf[L.RF_WW, r] = clf[L.CF_PCUM, c] - (park - now if park > now else 0.0)
     cli[L.CL_N, c] += 1
     si[L.WAITING] += 1
     sealed = pi[L.P_BATCH] == L.B_STATIC
@@ -113,6 +116,8 @@ def _events(pi, pf, pref, rf, ri4, qbuf, qt, csr, cli, clf, sb, sbt, bi, bf, ci,
                 continue  # superseded by a re-timing
             if _complete(pi, cli, bi, bf, ci, cf, todo, ht, hq, rres, si, sf, a, now):
                 changed = True
+        elif a >= pi[L.P_NCLS]:  # a load_then_dispatch load finished: its batches can start
+            changed = True
         else:
             changed = True
             if pi[L.P_BATCH] == L.B_STATIC:
@@ -148,7 +153,8 @@ def run_loop(P, R, Q, K, B, C, H, T, X, si, sf) -> int:
                                hq, rres, scr, si, sf):
                     continue  # phase changes only: no core freed, no queue changed
             elif i < n:
-                went = _arrive(pi, pf, pref, rf, ri4, qbuf, qt, csr, cli, clf, sw, sb, sbt, ht, hq, ci, scr, si, sf)
+                went = _arrive(pi, pf, pref, rf, ri4, qbuf, qt, csr, cli, clf, sw, sb, sbt, ht, hq, ci, rres, scr, si,
+                               sf)
                 if went == 0:
                     continue
                 go = went == 2
