@@ -93,7 +93,7 @@ class _Run:
         n_sb = n_acc if static else 0
         self.K = (cli, clf, sw, np.zeros((3, n_sb), i8), np.zeros(n_sb, f8))
         nb = max(n_acc, 1)  # every batch holds at least one request
-        self.B = (np.zeros((4, nb), i8), np.zeros((6, nb), f8))
+        self.B = (np.zeros((4, nb), i4), np.zeros((6, nb), f8))  # int32 indices: half the memory
         ci = np.zeros((7, cores), i8)
         ci[L.C_IDLE], ci[L.C_BATCH] = 1, -1
         cf = np.zeros((8, cores), f8)
@@ -129,14 +129,18 @@ class _Run:
                         self.si, self.sf)
 
     def more_factors(self) -> None:
-        """Draw the next chunks of unit-mean factors, in order (at least doubling what is drawn)."""
+        """Draw the next chunks of unit-mean factors, in order, into the buffer grown in place.
+
+        The buffer grows by a quarter (at least a chunk) through ``realloc``, so a run holds
+        about 1.25 factors per batch and never the old and the new buffer at once.
+        """
         e, fac = self.e, self.X[1]
-        want = max(len(fac) + FACTOR_CHUNK, 2 * len(fac))
-        chunks = [fac]
-        while sum(len(c) for c in chunks) < want:
-            chunks.append(e.model.draw_factors(e.rng, FACTOR_CHUNK))
-        self.X[1] = np.ascontiguousarray(np.concatenate(chunks), dtype=f8)
-        self.si[L.NF] = len(self.X[1])
+        have = len(fac)
+        want = have + max(FACTOR_CHUNK, -(-have // 4 // FACTOR_CHUNK) * FACTOR_CHUNK)
+        fac.resize(want, refcheck=False)  # the loop holds no view of it between steps
+        for a in range(have, want, FACTOR_CHUNK):
+            fac[a:a + FACTOR_CHUNK] = e.model.draw_factors(e.rng, FACTOR_CHUNK)
+        self.si[L.NF] = want
 
     def add_cost(self) -> None:
         """Cost the batch the loop asked about (the reference loop's memoised ``batch_cost``)."""
@@ -161,6 +165,12 @@ class _Run:
             wider = np.zeros((2, todo.shape[1], m + 3), f8)
             wider[:, :, :todo.shape[2]] = todo
             self.C[2] = wider
+
+    def _used_factors(self, nb: int) -> np.ndarray:
+        """The factors the run used (one per batch), the unused tail given back to the allocator."""
+        fac, self.X[1] = self.X[1], np.zeros(0, f8)
+        fac.resize(min(nb, len(fac)), refcheck=False)
+        return fac
 
     def grow_blocks(self) -> None:
         """Double the blocking-curve buffers."""
@@ -187,7 +197,7 @@ class _Run:
             b_key=self.keyval[bi[L.BI_KEY, :nb]], b_start=bf[L.BF_START], b_end=bf[L.BF_END],
             b_disp=bf[L.BF_DISP] if self.static else None, req_batch=ri4[L.RI_BATCH],
             outcome=ri4[L.RI_OUT].astype(np.int8), rejected_at=rf[L.RF_REJ],
-            factor_chunks=[self.X[1][:int(si[L.NF])]], b_extra=bf[L.BF_EXTRA, :nb], b_reload=bf[L.BF_RELOAD, :nb],
+            factor_chunks=[self._used_factors(nb)], b_extra=bf[L.BF_EXTRA, :nb], b_reload=bf[L.BF_RELOAD, :nb],
             b_copy=bf[L.BF_COPY, :nb],
             busy_s=self.C[1][L.K_BUSY], residency=res, block_curves=curves)
 
