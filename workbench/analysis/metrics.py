@@ -149,6 +149,9 @@ def summarize(trace: Trace) -> dict:
     ok = trace.measured
     ok &= completed
     t0, t1 = window(trace, ok)
+    # the queue-depth curve first, once (the summary's mean and max, the load's growth), and freed
+    # before the per-request latencies exist: it is the largest temporary
+    depth_mean, depth_max, load = _depth_and_load(trace, t0)
     span = max(t1 - t0, 1e-300)
     idx = np.flatnonzero(ok)  # measured completed requests, by index
     lat = trace.end_of(idx) - trace.arrival_s[idx]
@@ -174,14 +177,6 @@ def summarize(trace: Trace) -> dict:
     sizes, counts = np.unique(trace.batch_size, return_counts=True)
     makespan = max(trace.makespan_s, 1e-300)
     util = trace.core_busy_s / makespan
-    depth_curve = trace.queue_depth()  # once: the summary's mean and max and the load's growth
-    t, depth = depth_curve
-    dt = np.diff(t, append=t[-1]) if len(t) else np.zeros(0)
-    depth_mean = float((depth * dt).sum() / max(t[-1] - t[0], 1e-300)) if len(t) else 0.0
-    held = depth[dt > 0]  # a depth held for no time (a tie of enqueue and leave) is not a peak
-    depth_max = int(held.max()) if len(held) else 0
-    load = load_state(trace, depth_curve, t0)
-    del dt, t, depth, depth_curve  # the curve is the largest temporary: free it before the tail drivers
     outcomes = np.bincount(trace.outcome, minlength=len(OUTCOMES))
     return {
         "scenario": sc.name,
@@ -208,6 +203,28 @@ def summarize(trace: Trace) -> dict:
         "streams": streams,
         **(_mapping(trace) or {}),
     }
+
+
+def _depth_and_load(trace: Trace, t0: float) -> tuple[float, int, dict]:
+    """Time-average and peak of the queue depth, and :func:`load_state`, from one depth curve.
+
+    The time steps are computed in place (no ``np.diff`` with an appended copy) and the
+    depth x time products are written over them; the sum is the same pairwise sum of the
+    same values, so the mean is the same bit for bit.
+    """
+    t, depth = trace.queue_depth()
+    if not len(t):
+        return 0.0, 0, load_state(trace, (t, depth), t0)
+    dt = np.empty_like(t)
+    np.subtract(t[1:], t[:-1], out=dt[:-1])
+    dt[-1] = t[-1] - t[-1]
+    held = depth[dt > 0]  # a depth held for no time (a tie of enqueue and leave) is not a peak
+    depth_max = int(held.max()) if len(held) else 0
+    del held
+    dt *= depth  # depth x dt, in place (the product commutes bit for bit)
+    depth_mean = float(dt.sum() / max(t[-1] - t[0], 1e-300))
+    del dt
+    return depth_mean, depth_max, load_state(trace, (t, depth), t0)
 
 
 def _mapping(trace: Trace) -> dict | None:
