@@ -220,8 +220,8 @@ def _depth_and_load(trace: Trace, t0: float) -> tuple[float, int, dict]:
     dt = np.empty_like(t)
     np.subtract(t[1:], t[:-1], out=dt[:-1])
     dt[-1] = t[-1] - t[-1]
-    held = depth[dt > 0]  # a depth held for no time (a tie of enqueue and leave) is not a peak
-    depth_max = int(held.max()) if len(held) else 0
+    held = dt > 0  # a depth held for no time (a tie of enqueue and leave) is not a peak
+    depth_max = int(depth.max(where=held, initial=0)) if held.any() else 0  # depths are >= 0: no copy
     del held
     dt *= depth  # depth x dt, in place (the product commutes bit for bit)
     depth_mean = float(dt.sum() / max(t[-1] - t[0], 1e-300))
