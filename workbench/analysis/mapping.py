@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from workbench.compiler.envelope import MISS_KINDS
+from workbench.runtime.assembly import distinct
 from workbench.runtime.trace import Trace
 
 
@@ -122,8 +123,8 @@ def _per_batch(values: list, inv: np.ndarray) -> np.ndarray:
 def _distinct_batches(trace: Trace, sel: np.ndarray) -> tuple[list[tuple[int, int, int]], np.ndarray]:
     """The distinct (bucket, size, shape key) of the batches ``sel`` (sorted), and each batch's row among them.
 
-    One code per batch; few codes (the usual case) are found through a dense table (no
-    sort), else by ``np.unique``: the same rows and the same order either way.
+    One code per batch, found by :func:`~workbench.runtime.assembly.distinct` (a dense table,
+    no sort, when the codes are few): the same rows and order as ``np.unique``.
     """
     bb = trace.batch_bucket[sel].astype(np.int64)
     bs = trace.batch_size[sel].astype(np.int64)
@@ -140,15 +141,5 @@ def _distinct_batches(trace: Trace, sel: np.ndarray) -> tuple[list[tuple[int, in
     code *= wk
     code += bk
     del bs, bk
-    top = int(code.max()) + 1
-    if top <= max(4 * len(code), 1 << 16):
-        present = np.zeros(top, dtype=bool)
-        present[code] = True
-        codes = np.flatnonzero(present)
-        slot = np.cumsum(present, dtype=np.int32)
-        slot -= 1
-        inv = slot.take(code)
-    else:
-        codes, inv = np.unique(code, return_inverse=True)
-        inv = inv.ravel()
+    codes, inv = distinct(code)
     return [(c // (ws * wk), c // wk % ws, c % wk) for c in codes.tolist()], inv

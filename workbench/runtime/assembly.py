@@ -42,6 +42,24 @@ def narrow(values: Any, dtype: type) -> np.ndarray:
     return a.astype(dtype)
 
 
+def distinct(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(codes, return_inverse=True)`` of non-negative integer codes, the inverse as int32 where it can be.
+
+    When the codes are few (the largest under 4 per code, or 65,536) they are found through a
+    dense table (no sort, no copy of the codes); the values and rows are the same as
+    ``np.unique``'s either way.
+    """
+    top = int(codes.max(initial=-1)) + 1
+    if len(codes) and int(codes.min()) >= 0 and top <= max(4 * len(codes), 1 << 16):
+        present = np.zeros(top, dtype=bool)
+        present[codes] = True
+        slot = np.cumsum(present, dtype=np.int32 if top < 2**31 else np.int64)
+        slot -= 1
+        return np.flatnonzero(present), slot.take(codes)
+    values, inverse = np.unique(codes, return_inverse=True)
+    return values, inverse.ravel()
+
+
 def dense_floats(d: dict[int, float] | np.ndarray | None, nb: int) -> np.ndarray:
     """A per-batch float column from a loop's sparse dict or dense buffer; untouched zeros where none is set."""
     out = np.zeros(nb)  # calloc'd: pages never written cost nothing

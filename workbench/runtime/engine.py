@@ -20,6 +20,7 @@ from workbench.config import Scenario
 from workbench.runtime import compiled
 from workbench.runtime.assembly import (
     dense_floats,
+    distinct,
     factors,
     imbalance,
     memory_share,
@@ -177,24 +178,13 @@ class Engine:
     def _batch_costs(self, b_class: np.ndarray, b_size: np.ndarray,
                      b_key: np.ndarray) -> tuple[np.ndarray, ...]:
         """Per distinct (class, size, key): (scale, mean, memory share, fallback), and each batch's row."""
-        nb = len(b_class)
         width_s, width_k = int(b_size.max(initial=0)) + 1, int(b_key.max(initial=0)) + 1
-        code = b_class * width_s  # one code per (class, size, key): distinct costs are looked up once
+        code = b_class.astype(np.int64)  # one code per (class, size, key): distinct costs are looked up once
+        code *= width_s
         code += b_size
         code *= width_k
         code += b_key
-        top = int(code.max(initial=-1)) + 1
-        if 0 < top <= max(4 * nb, 1 << 16):  # few codes: a dense table, no sort
-            present = np.zeros(top, dtype=bool)
-            present[code] = True
-            codes = np.flatnonzero(present)
-            slot = np.cumsum(present, dtype=np.int32)
-            slot -= 1
-            inverse = slot.take(code)
-            del slot, present
-        else:
-            codes, inverse = np.unique(code, return_inverse=True)
-            inverse = inverse.ravel()
+        codes, inverse = distinct(code)
         del code
         rows = np.stack([codes // (width_s * width_k), codes // width_k % width_s, codes % width_k])
         scales = [m.service_scale for m in self.scenario.models] or [1.0]

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from workbench.runtime.assembly import distinct
 from workbench.runtime.columns import FACTOR_CHUNK, ResidencyCounts, RunColumns
 from workbench.runtime.compiled import layout as L
 from workbench.runtime.compiled.run import run_loop
@@ -70,8 +71,8 @@ class _Run:
             rf[L.RF_KEY] = 0.0
         else:
             rf[L.RF_KEY] = e.discipline.keys(req.stream, sc)
-        keyval, krank = (np.unique(np.asarray(cls.shape_key, dtype=i8), return_inverse=True)
-                         if cls.shape_key is not None else (np.zeros(1, i8), np.zeros(n, i8)))
+        keyval, krank = (distinct(np.asarray(cls.shape_key, dtype=i8))  # no sort of the keys when few
+                         if cls.shape_key is not None else (np.zeros(1, i8), np.zeros(n, i4)))
         ri4 = np.empty((5, n), i4)
         ri4[L.RI_Q], ri4[L.RI_STREAM], ri4[L.RI_KRANK] = qid, req.stream, krank.ravel()
         ri4[L.RI_BATCH], ri4[L.RI_OUT] = -1, COMPLETED
