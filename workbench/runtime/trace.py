@@ -38,9 +38,9 @@ class Trace:
     imbalance: np.ndarray | None  # float64 per request, see ``imbalance_s``; None: placement never blocked a core
     # per batch (dispatch order)
     batch_core: np.ndarray  # int16
-    batch_bucket: np.ndarray  # int32
-    batch_model: np.ndarray  # int32
-    batch_size: np.ndarray  # int32
+    batch_bucket: np.ndarray  # int16 (int32 if a value does not fit)
+    batch_model: np.ndarray  # int16 (int32 if a value does not fit)
+    batch_size: np.ndarray  # int16 (int32 if a value does not fit)
     batch_shape_key: np.ndarray  # int64, the shape the batch was timed at (0 for abstract laws)
     batch_dispatch_s: np.ndarray  # float64
     batch_start_s: np.ndarray  # float64
