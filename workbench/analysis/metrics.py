@@ -65,7 +65,7 @@ def window(trace: Trace, ok: np.ndarray | None = None) -> tuple[float, float]:
     n, i0 = len(trace.arrival_s), _first_measured(trace)
     t0 = float(trace.arrival_s[i0]) if i0 < n else 0.0
     done = ok if ok is not None else trace.measured & trace.completed
-    t1 = float(np.max(trace.end_of(np.flatnonzero(done)))) if done.any() else t0
+    t1 = float(np.max(trace.batch_end_s.take(trace.batch[done]))) if done.any() else t0  # no index column
     return t0, t1
 
 

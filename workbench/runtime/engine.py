@@ -18,6 +18,7 @@ import numpy as np
 
 from workbench.config import Scenario
 from workbench.runtime import compiled
+from workbench.runtime.allocator import release_free_memory
 from workbench.runtime.assembly import (
     dense_floats,
     distinct,
@@ -55,6 +56,7 @@ class Engine:
         self.rng = np.random.default_rng(np.random.SeedSequence([scenario.seed, 2]))
         self.batching, self.discipline, self.placement = make_policies(scenario)
         self._setup_classes()
+        release_free_memory(len(self.requests))  # generation and classification freed large temporaries
 
     def _setup_classes(self) -> None:
         """Queues per (stream, bucket); batch classes per (bucket, model, eligible cores)."""
@@ -158,6 +160,7 @@ class Engine:
             b_fb = extra  # 0 x factor + extra is extra, bit for bit
         del x, inverse, extra
         res = v.residency
+        release_free_memory(n)  # the assembly's temporaries
         return Trace(
             scenario=self.scenario, bucket_names=self.classification.bucket_names,
             arrival_s=req.arrival_s, stream=req.stream, shapes=req.shapes,

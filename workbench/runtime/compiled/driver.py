@@ -71,7 +71,7 @@ class _Run:
             rf[L.RF_KEY] = 0.0
         else:
             rf[L.RF_KEY] = e.discipline.keys(req.stream, sc)
-        keyval, krank = (distinct(np.asarray(cls.shape_key, dtype=i8))  # no sort of the keys when few
+        keyval, krank = (distinct(np.asarray(cls.shape_key))  # no sort (nor copy) of the keys when few
                          if cls.shape_key is not None else (np.zeros(1, i8), np.zeros(n, i4)))
         ri4 = np.empty((5, n), i4)
         ri4[L.RI_Q], ri4[L.RI_STREAM], ri4[L.RI_KRANK] = qid, req.stream, krank.ravel()
@@ -104,7 +104,7 @@ class _Run:
         self.H = (np.zeros(cap, f8), np.zeros((2, cap), i8))
         self.T = [np.full((n_cls, mb + 1, len(keyval)), -1, i4), np.zeros(16, f8), np.zeros((2, 16), i8),
                   np.zeros((2, 64), f8)]
-        self.keyval, self.n_cost, self.n_ph = keyval, 0, 0
+        self.keyval, self.n_cost, self.n_ph = keyval.astype(i8, copy=False), 0, 0
         si, sf = np.zeros(L.N_SI, i8), np.zeros(L.N_SF + len(sc.models), f8)
         si[L.N_IDLE] = cores
         models = sc.models
