@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from workbench.runtime.allocator import release_free_memory
 from workbench.runtime.assembly import distinct
 from workbench.runtime.columns import FACTOR_CHUNK, ResidencyCounts, RunColumns
 from workbench.runtime.compiled import layout as L
@@ -66,7 +67,7 @@ class _Run:
         rf = np.empty((3, n), f8)
         rf[L.RF_ARR], rf[L.RF_REJ] = req.arrival_s, np.nan
         if isinstance(e.discipline, Fifo):
-            rf[L.RF_KEY] = np.arange(n)
+            _fill_index(rf[L.RF_KEY])  # arrival index, in place (no int64 temporary)
         elif e.discipline.online:
             rf[L.RF_KEY] = 0.0
         else:
@@ -167,6 +168,13 @@ class _Run:
             wider[:, :, :todo.shape[2]] = todo
             self.C[2] = wider
 
+    def _batch_keys(self, rank: np.ndarray) -> np.ndarray:
+        """Each batch's shape key from its rank: untouched zeros without keys, int32 where keys fit."""
+        if not self.keyval.any():
+            return np.zeros(len(rank), i8)
+        keyval = self.keyval.astype(i4) if self.keyval.max() < 2**31 else self.keyval
+        return keyval.take(rank)
+
     def _used_factors(self, nb: int) -> np.ndarray:
         """The factors the run used (one per batch), the unused tail given back to the allocator."""
         fac, self.X[1] = self.X[1], np.zeros(0, f8)
@@ -195,12 +203,18 @@ class _Run:
                                   float(self.sf[L.LINK_BUSY]))
         return RunColumns(
             nbatch=nb, b_core=bi[L.BI_CORE, :nb], b_class=bi[L.BI_CLASS, :nb], b_size=bi[L.BI_SIZE, :nb],
-            b_key=self.keyval[bi[L.BI_KEY, :nb]], b_start=bf[L.BF_START], b_end=bf[L.BF_END],
+            b_key=self._batch_keys(bi[L.BI_KEY, :nb]), b_start=bf[L.BF_START], b_end=bf[L.BF_END],
             b_disp=bf[L.BF_DISP] if self.static else None, req_batch=ri4[L.RI_BATCH],
             outcome=ri4[L.RI_OUT].astype(np.int8), rejected_at=rf[L.RF_REJ],
             factor_chunks=[self._used_factors(nb)], b_extra=bf[L.BF_EXTRA, :nb], b_reload=bf[L.BF_RELOAD, :nb],
             b_copy=bf[L.BF_COPY, :nb],
             busy_s=self.C[1][L.K_BUSY], residency=res, block_curves=curves)
+
+
+def _fill_index(row: np.ndarray, block: int = 1 << 16) -> None:
+    """``row[:] = arange(len(row))``, a block at a time."""
+    for a in range(0, len(row), block):
+        row[a:a + block] = np.arange(a, min(a + block, len(row)))
 
 
 def _ptr(lengths: list[int]) -> np.ndarray:
@@ -221,6 +235,7 @@ def _grow(a: np.ndarray) -> np.ndarray:
 def run_compiled(e: Engine) -> RunColumns:
     """The run's columns by the compiled loop (same contract, and same values, as ``loop.run_events``)."""
     run = _Run(e)
+    release_free_memory(len(e.requests))  # the set-up's temporaries, before the loop grows
     while True:
         status = run.step()
         if status == L.DONE:
