@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from workbench.runtime.allocator import release_free_memory
-from workbench.runtime.assembly import distinct
+from workbench.runtime.assembly import dense_floats, distinct
 from workbench.runtime.columns import FACTOR_CHUNK, ResidencyCounts, RunColumns
 from workbench.runtime.compiled import layout as L
 from workbench.runtime.compiled.run import run_loop
@@ -186,11 +186,17 @@ class _Run:
         self.X[3], self.X[4] = _grow(self.X[3]), _grow(self.X[4])
 
     def columns(self) -> RunColumns:
-        """The run's raw columns, as the reference loop returns them."""
+        """The run's raw columns, as the reference loop returns them.
+
+        The loop's state is handed over shrunk: each 2-D array is cut in place (``realloc``) to
+        the rows the trace keeps (layout puts them first), so the rest is given back before the
+        trace is assembled and no row is copied.
+        """
         e, si = self.e, self.si
         nb = int(si[L.NBATCH])
         bi, bf = self.B
         rf, ri4, _ = self.R
+        self.R = self.B = None  # no view of rf, ri4 or bf may outlive this: they are resized below
         curves = None
         if not e.placement.conserving:
             n = int(si[L.BCOUNT])
@@ -201,14 +207,25 @@ class _Run:
         if self.res:
             res = ResidencyCounts(int(si[L.LOADS]), int(si[L.EVICTIONS]), int(si[L.OVERCOMMITS]),
                                   float(self.sf[L.LINK_BUSY]))
+        outcome = ri4[L.RI_OUT].astype(np.int8)
+        extra, reload, copy = (dense_floats(bf[row], nb) for row in (L.BF_EXTRA, L.BF_RELOAD, L.BF_COPY))
+        _keep_rows(bf, 3 if self.static else 2)  # start, end (and when sealed, dispatch)
         return RunColumns(
             nbatch=nb, b_core=bi[L.BI_CORE, :nb], b_class=bi[L.BI_CLASS, :nb], b_size=bi[L.BI_SIZE, :nb],
             b_key=self._batch_keys(bi[L.BI_KEY, :nb]), b_start=bf[L.BF_START], b_end=bf[L.BF_END],
-            b_disp=bf[L.BF_DISP] if self.static else None, req_batch=ri4[L.RI_BATCH],
-            outcome=ri4[L.RI_OUT].astype(np.int8), rejected_at=rf[L.RF_REJ],
-            factor_chunks=[self._used_factors(nb)], b_extra=bf[L.BF_EXTRA, :nb], b_reload=bf[L.BF_RELOAD, :nb],
-            b_copy=bf[L.BF_COPY, :nb],
+            b_disp=bf[L.BF_DISP] if self.static else None, req_batch=_keep_rows(ri4, 1)[L.RI_BATCH],
+            outcome=outcome, rejected_at=_keep_rows(rf, 1)[L.RF_REJ],
+            factor_chunks=[self._used_factors(nb)], b_extra=extra, b_reload=reload, b_copy=copy,
             busy_s=self.C[1][L.K_BUSY], residency=res, block_curves=curves)
+
+
+def _keep_rows(a: np.ndarray, rows: int) -> np.ndarray:
+    """The first ``rows`` rows of 2-D ``a``, cut in place by ``realloc`` (the rest given back to the allocator).
+
+    ``a`` must own its data and have no view alive (the loop's state, handed over once).
+    """
+    a.resize((rows, a.shape[1]), refcheck=False)
+    return a
 
 
 def _fill_index(row: np.ndarray, block: int = 1 << 16) -> None:

@@ -32,8 +32,9 @@ B_NONE, B_DYNAMIC, B_STATIC = range(3)  # batching
 PL_LEAST, PL_ROUND, PL_PINNED = range(3)  # placement
 
 # per request: float64 ``rf`` and int32 ``ri4`` rows
-RF_ARR, RF_KEY, RF_REJ = range(3)  # arrival (s), discipline key, time of rejection (s; nan)
-RI_Q, RI_STREAM, RI_KRANK, RI_BATCH, RI_OUT = range(5)  # queue (-1 refused), stream, shape-key rank, batch, outcome
+# the rows the trace keeps come first: the driver shrinks each array to them in place (realloc)
+RF_REJ, RF_ARR, RF_KEY = range(3)  # time of rejection (s; nan), arrival (s), discipline key
+RI_BATCH, RI_OUT, RI_Q, RI_STREAM, RI_KRANK = range(5)  # batch, outcome, queue (-1 refused), stream, shape-key rank
 
 # queues: ``qbuf`` (int32) holds each queue's requests in a slice, then (static batching) the sealed
 # batches' members from pi[P_SMEM0]; ``qt`` (int64) rows per queue
@@ -53,7 +54,7 @@ K_BUSY, K_RATE, K_M, K_REM, K_LAST, K_MAX, K_T0, K_HUNG = range(8)  # K_HUNG: sc
 
 # per batch: int64 ``bi`` and float64 ``bf`` rows
 BI_CORE, BI_CLASS, BI_SIZE, BI_KEY = range(4)  # BI_KEY: the shape-key rank
-BF_START, BF_END, BF_DISP, BF_EXTRA, BF_RELOAD, BF_COPY = range(6)  # BF_COPY: own weights copy (s)
+BF_START, BF_END, BF_DISP, BF_EXTRA, BF_RELOAD, BF_COPY = range(6)  # BF_COPY: own weights copy (s); kept first
 
 # the heap: float64 ``ht`` (time) and int64 ``hq`` rows
 HQ_SEQ, HQ_PAY = range(2)
