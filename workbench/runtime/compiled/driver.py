@@ -120,7 +120,8 @@ class _Run:
                     rres[L.R_RESIDENT, m], rres[L.R_STAMP, m] = 1, m
                     si[L.USED_BYTES] += spec.weights_bytes
             si[L.CLOCK] = len(models)
-        self.X = [rres, np.zeros(0, f8), np.zeros(mb + max(cq_len, default=1), i8), np.zeros(256, i4),
+        room = -(-(n_acc + cores) // FACTOR_CHUNK) * FACTOR_CHUNK  # factors: written only as drawn
+        self.X = [rres, np.empty(room, f8), np.zeros(mb + max(cq_len, default=1), i8), np.zeros(256, i4),
                   np.zeros((2, 256), f8)]
         self.P, self.si, self.sf = (pi, pf, pref), si, sf
         self.scales = [m.service_scale for m in models] or [1.0]
@@ -131,15 +132,18 @@ class _Run:
                         self.si, self.sf)
 
     def more_factors(self) -> None:
-        """Draw the next chunks of unit-mean factors, in order, into the buffer grown in place.
+        """Draw the next chunks of unit-mean factors, in order, into the buffer (a quarter more, at least a chunk).
 
-        The buffer grows by a quarter (at least a chunk) through ``realloc``, so a run holds
-        about 1.25 factors per batch and never the old and the new buffer at once.
+        The buffer is sized once for the most batches the run can start (every batch holds a
+        request) and its pages are written only as factors are drawn; it grows in place
+        (``realloc``) only past that bound, which the loop's look-ahead of one batch per core
+        can reach by a chunk.
         """
-        e, fac = self.e, self.X[1]
-        have = len(fac)
+        e, fac, have = self.e, self.X[1], int(self.si[L.NF])
         want = have + max(FACTOR_CHUNK, -(-have // 4 // FACTOR_CHUNK) * FACTOR_CHUNK)
-        fac.resize(want, refcheck=False)  # the loop holds no view of it between steps
+        want = max(min(want, len(fac)), have + FACTOR_CHUNK)
+        if want > len(fac):
+            fac.resize(want, refcheck=False)  # the loop holds no view of it between steps
         for a in range(have, want, FACTOR_CHUNK):
             fac[a:a + FACTOR_CHUNK] = e.model.draw_factors(e.rng, FACTOR_CHUNK)
         self.si[L.NF] = want
