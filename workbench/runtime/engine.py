@@ -65,8 +65,7 @@ class Engine:
         nb, streams = len(cls.bucket_names), sc.streams
         names = [m.name for m in sc.models]
         self.stream_model = [names.index(s.model) if s.model else 0 for s in streams]
-        bucket = cls.bucket.astype(np.int64)
-        qid = np.where(bucket >= 0, self.requests.stream.astype(np.int64) * nb + bucket, -1).astype(np.int32)
+        qid = self.qid
         class_of: dict[tuple, int] = {}
         self.q_class = [-1] * (len(streams) * nb)
         self.class_qs: list[list[int]] = []
@@ -84,7 +83,18 @@ class Engine:
                 self.class_cores.append(key[2])
             self.q_class[q] = class_of[key]
             self.class_qs[class_of[key]].append(q)
-        self.qid = qid
+
+    @property
+    def qid(self) -> np.ndarray:
+        """Each request's queue, stream x buckets + bucket (int32; -1 = refused by the plan).
+
+        Computed when a loop asks (once per run), not kept: the loops hold their own copy.
+        """
+        bucket, nb = self.classification.bucket, len(self.classification.bucket_names)
+        qid = self.requests.stream.astype(np.int32) * nb
+        qid += bucket
+        qid[bucket < 0] = -1
+        return qid
 
     def chosen_loop(self) -> str:
         """The loop this run takes: ``compiled``, ``fastpath`` or ``python`` (same trace whichever)."""
