@@ -52,9 +52,9 @@ SB_OFF, SB_LEN, SB_NEXT = range(3)
 C_IDLE, C_BATCH, C_VER, C_FREE, C_PI, C_PN, C_ACT = range(7)  # C_ACT: the active cores, in order
 K_BUSY, K_RATE, K_M, K_REM, K_LAST, K_MAX, K_T0, K_HUNG = range(8)  # K_HUNG: scratch for water-filling
 
-# per batch: int64 ``bi`` and float64 ``bf`` rows
+# per batch: int32 ``bi`` and float64 ``bf`` rows (the trace keeps bf's first two, three when sealed)
 BI_CORE, BI_CLASS, BI_SIZE, BI_KEY = range(4)  # BI_KEY: the shape-key rank
-BF_START, BF_END, BF_DISP, BF_EXTRA, BF_RELOAD, BF_COPY = range(6)  # BF_COPY: own weights copy (s); kept first
+BF_START, BF_END, BF_DISP, BF_EXTRA, BF_RELOAD, BF_COPY = range(6)  # BF_COPY: own weights copy (s)
 
 # the heap: float64 ``ht`` (time) and int64 ``hq`` rows
 HQ_SEQ, HQ_PAY = range(2)
