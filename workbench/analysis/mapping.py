@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from workbench.compiler.envelope import MISS_KINDS
+from workbench.runtime.assembly import distinct
 from workbench.runtime.trace import Trace
 
 
@@ -50,42 +51,44 @@ def mapping_summary(trace: Trace) -> dict | None:
     # per batch facts, computed once per distinct (bucket, size, key): a 1-D unique of one code
     t0 = trace.arrival_s[i0] if any_measured else 0.0
     measured_batch = trace.batch_start_s >= t0
-    bb = trace.batch_bucket[measured_batch].astype(np.int64)
-    bs = trace.batch_size[measured_batch].astype(np.int64)
-    bk = trace.batch_shape_key[measured_batch]
-    if len(bb) and min(bb.min(), bs.min(), bk.min()) >= 0:
-        ws, wk = int(bs.max()) + 1, int(bk.max()) + 1
-        codes, inv = np.unique((bb * ws + bs) * wk + bk, return_inverse=True)
-        uniq = [(c // (ws * wk), c // wk % ws, c % wk) for c in codes.tolist()]
-    elif len(bb):
-        rows, inv = np.unique(np.stack([bb, bs, bk]), axis=1, return_inverse=True)
-        uniq = [tuple(r) for r in rows.T.tolist()]
-    else:
-        uniq, inv = [], np.zeros(0, dtype=np.int64)
-    del bb, bs, bk
+    uniq, inv = _distinct_batches(trace, measured_batch)
     prof = [run.batch_profile(int(b), int(s), int(v)) for b, s, v in uniq]
-    inv = np.asarray(inv, dtype=np.int64).ravel()
-    launches = np.array([p["launches"] for p in prof])[inv] if prof else np.zeros(0)
-    spills = np.array([p["spill_bytes"] for p in prof])[inv] if prof else np.zeros(0)
-    predicted = np.array([p["predicted_s"] for p in prof])[inv] if prof else np.zeros(0)
-    isolated = np.array([p["isolated_s"] for p in prof])[inv] if prof else np.zeros(0)
+    launches = _per_batch([p["launches"] for p in prof], inv).sum() if prof else 0.0
+    spills = _per_batch([p["spill_bytes"] for p in prof], inv).sum() if prof else 0.0
+    predicted = _per_batch([p["predicted_s"] for p in prof], inv)
+    isolated = _per_batch([p["isolated_s"] for p in prof], inv)
+    del inv
     sizes = trace.batch_size[measured_batch]
     served = max(int(sizes.sum()), 1)
+    del sizes
     extra = np.zeros(int(measured_batch.sum()))
-    observed = (trace.batch_end_s - trace.batch_start_s)[measured_batch]
+    observed = trace.batch_end_s[measured_batch]
+    observed -= trace.batch_start_s[measured_batch]
     pauses = trace.service.extra_s
     if pauses is not None:  # take recompile pauses out of the observation
         ok = trace.batch >= 0
         per_batch = np.zeros(len(trace.batch_size))
         np.maximum.at(per_batch, trace.batch[ok], pauses[ok])
         extra = per_batch[measured_batch]
-    ratio = (observed - extra) / predicted - 1.0
+        del ok, per_batch
+    # each quantity written in place, in the same order of operations as the plain expression
+    ratio = observed - extra  # (observed - extra) / predicted - 1
+    ratio /= predicted
+    ratio -= 1.0
     work = trace.batch_work_s[measured_batch]
-    reload = trace.batch_reload_s[measured_batch]
-    shape = isolated / predicted - 1.0
-    noisy = work - extra - reload  # isolated time with its kernel-time noise
-    noise = np.divide(noisy, isolated, out=np.ones_like(noisy), where=isolated > 0) - 1.0
-    contention = np.divide(observed, work, out=np.ones_like(work), where=work > 0) - 1.0
+    shape = isolated / predicted  # isolated / predicted - 1
+    shape -= 1.0
+    del predicted
+    noisy = work - extra  # work - extra - reload: isolated time with its kernel-time noise
+    noisy -= trace.batch_reload_s[measured_batch]
+    noise = np.ones_like(noisy)
+    np.divide(noisy, isolated, out=noise, where=isolated > 0)
+    noise -= 1.0
+    del noisy, isolated, extra
+    contention = np.ones_like(work)
+    np.divide(observed, work, out=contention, where=work > 0)
+    contention -= 1.0
+    del observed, work
     errors = {}
     names = trace.bucket_names
     b_of = trace.batch_bucket[measured_batch]
@@ -105,8 +108,38 @@ def mapping_summary(trace: Trace) -> dict | None:
         "bucket_hit_rate": hit_rate,
         "specialised_rate": specialised_rate,
         "misses": {"by_outcome": by_outcome, "by_reason": by_reason},
-        "launches_per_request": float(launches.sum() / served),
-        "spill_bytes_per_request": float(spills.sum() / served),
+        "launches_per_request": float(launches / served),
+        "spill_bytes_per_request": float(spills / served),
         "prediction_error": errors,
         "buckets": {names[b]: kinds(b) for b in range(len(names))},
     }
+
+
+def _per_batch(values: list, inv: np.ndarray) -> np.ndarray:
+    """One value per distinct batch, spread to every batch by its row ``inv``."""
+    return np.array(values)[inv]
+
+
+def _distinct_batches(trace: Trace, sel: np.ndarray) -> tuple[list[tuple[int, int, int]], np.ndarray]:
+    """The distinct (bucket, size, shape key) of the batches ``sel`` (sorted), and each batch's row among them.
+
+    One code per batch, found by :func:`~workbench.runtime.assembly.distinct` (a dense table,
+    no sort, when the codes are few): the same rows and order as ``np.unique``.
+    """
+    bb = trace.batch_bucket[sel].astype(np.int64)
+    bs = trace.batch_size[sel].astype(np.int64)
+    bk = trace.batch_shape_key[sel].astype(np.int64, copy=False)
+    if not len(bb):
+        return [], np.zeros(0, dtype=np.int64)
+    if min(bb.min(), bs.min(), bk.min()) < 0:
+        rows, inv = np.unique(np.stack([bb, bs, bk]), axis=1, return_inverse=True)
+        return [tuple(r) for r in rows.T.tolist()], np.asarray(inv, dtype=np.int64).ravel()
+    ws, wk = int(bs.max()) + 1, int(bk.max()) + 1
+    code = bb  # (bb x ws + bs) x wk + bk, in place
+    code *= ws
+    code += bs
+    code *= wk
+    code += bk
+    del bs, bk
+    codes, inv = distinct(code)
+    return [(c // (ws * wk), c // wk % ws, c % wk) for c in codes.tolist()], inv

@@ -31,13 +31,18 @@ DRIVERS = ("queueing", "core_imbalance", "memory_contention", "memory_residency"
            "service")
 
 
-def stats(x: np.ndarray) -> dict[str, float]:
-    """Mean and tail percentiles (``nan`` when empty)."""
+def stats(x: np.ndarray, overwrite: bool = False) -> dict[str, float]:
+    """Mean and tail percentiles (``nan`` when empty).
+
+    ``overwrite``: ``x`` is a temporary the caller no longer needs, partitioned in place
+    (no copy); the mean is taken first, in the original order, so the figures are the same.
+    """
     x = np.asarray(x, dtype=float)
     if len(x) == 0:
         return {"mean": float("nan"), **{k: float("nan") for k in PERCENTILES}}
-    q = np.percentile(x, list(PERCENTILES.values()))
-    return {"mean": float(x.mean()), **{k: float(v) for k, v in zip(PERCENTILES, q, strict=True)}}
+    mean = float(x.mean())
+    q = np.percentile(x, list(PERCENTILES.values()), overwrite_input=overwrite)
+    return {"mean": mean, **{k: float(v) for k, v in zip(PERCENTILES, q, strict=True)}}
 
 
 def jain(x: np.ndarray) -> float:
@@ -60,7 +65,7 @@ def window(trace: Trace, ok: np.ndarray | None = None) -> tuple[float, float]:
     n, i0 = len(trace.arrival_s), _first_measured(trace)
     t0 = float(trace.arrival_s[i0]) if i0 < n else 0.0
     done = ok if ok is not None else trace.measured & trace.completed
-    t1 = float(np.max(trace.end_of(np.flatnonzero(done)))) if done.any() else t0
+    t1 = float(np.max(trace.batch_end_s.take(trace.batch[done]))) if done.any() else t0  # no index column
     return t0, t1
 
 
@@ -154,15 +159,17 @@ def summarize(trace: Trace) -> dict:
     ok = trace.measured
     ok &= completed
     t0, t1 = window(trace, ok)
+    # the queue-depth curve first, once (the summary's mean and max, the load's growth), and freed
+    # before the per-request latencies exist: it is the largest temporary
+    depth_mean, depth_max, load = _depth_and_load(trace, t0)
     span = max(t1 - t0, 1e-300)
-    idx = np.flatnonzero(ok)  # measured completed requests, by index
-    lat = trace.end_of(idx) - trace.arrival_s[idx]
-    wait = trace.start_of(idx) - trace.arrival_s[idx]
-    stream_ok = trace.stream[idx]
     n_done = int(np.count_nonzero(completed))
     done_by_stream = np.bincount(trace.stream[completed], minlength=len(sc.streams))
     all_by_stream = np.bincount(trace.stream, minlength=len(sc.streams))
     del completed
+    lat, wait = _latency_and_wait(trace, ok)  # of the measured completed requests
+    n_ok = len(lat)
+    stream_ok = trace.stream[ok]
     names = [s.name for s in sc.streams]
     streams, x = {}, []
     for i, s in enumerate(sc.streams):
@@ -173,22 +180,14 @@ def summarize(trace: Trace) -> dict:
             "completed": int(done_by_stream[i]),
             "rejected": int(all_by_stream[i] - done_by_stream[i]),
             "throughput_rps": thr,
-            "latency_s": stats(lat[mine]),
-            "wait_s": stats(wait[mine]),
+            "latency_s": stats(lat[mine], overwrite=True),  # lat[mine] is a copy: partitioned in place
+            "wait_s": stats(wait[mine], overwrite=True),
         }
     sizes, counts = np.unique(trace.batch_size, return_counts=True)
     makespan = max(trace.makespan_s, 1e-300)
     util = trace.core_busy_s / makespan
-    depth_curve = trace.queue_depth()  # once: the summary's mean and max and the load's growth
-    t, depth = depth_curve
-    dt = np.diff(t, append=t[-1]) if len(t) else np.zeros(0)
-    depth_mean = float((depth * dt).sum() / max(t[-1] - t[0], 1e-300)) if len(t) else 0.0
-    held = depth[dt > 0]  # a depth held for no time (a tie of enqueue and leave) is not a peak
-    depth_max = int(held.max()) if len(held) else 0
-    load = load_state(trace, depth_curve, t0)
-    del dt, t, depth, depth_curve  # the curve is the largest temporary: free it before the tail drivers
     outcomes = np.bincount(trace.outcome, minlength=len(OUTCOMES))
-    return {
+    summary = {
         "scenario": sc.name,
         "seed": sc.seed,
         "requests": int(n),
@@ -197,8 +196,8 @@ def summarize(trace: Trace) -> dict:
         "rejected_by": {OUTCOMES[k]: int(outcomes[k]) for k in range(1, len(OUTCOMES))},
         "measured": int(n_measured),
         # latency percentiles are over completed requests: refusals would hide the tail, so say how many
-        "refused_share": float((n_measured - len(idx)) / max(int(n_measured), 1)),
-        "throughput_rps": float(len(idx) / span),
+        "refused_share": float((n_measured - n_ok) / max(int(n_measured), 1)),
+        "throughput_rps": float(n_ok / span),
         "latency_s": stats(lat),
         "wait_s": stats(wait),
         "fairness_jain": jain(np.array(x)),
@@ -211,8 +210,58 @@ def summarize(trace: Trace) -> dict:
         "tail_drivers": tail_drivers(trace, ok=ok, lat=lat),
         "residency": dict(trace.residency),
         "streams": streams,
-        **(_mapping(trace) or {}),
     }
+    del lat, wait, stream_ok, ok  # the mapping metrics work per batch: free the per-request columns first
+    summary.update(_mapping(trace) or {})
+    return summary
+
+
+def _latency_and_wait(trace: Trace, ok: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Latency (end - arrival) and wait (start - arrival) of the requests ``ok`` (s), in index order.
+
+    Gathered through their batches (int32) and written in place: no index column, no
+    temporaries beyond the arrival times of the selection.
+    """
+    b = trace.batch[ok]
+    arrival = trace.arrival_s[ok]
+    lat = trace.batch_end_s.take(b)
+    lat -= arrival
+    wait = trace.batch_start_s.take(b)
+    wait -= arrival
+    return lat, wait
+
+
+def _depth_and_load(trace: Trace, t0: float) -> tuple[float, int, dict]:
+    """Time-average and peak of the queue depth, and :func:`load_state`, from one depth curve.
+
+    The load is read off the curve first; then the time steps are written over the times
+    (no ``np.diff`` with an appended copy) and the depth x time products over the steps;
+    the sum is the same pairwise sum of the same values, so the mean is the same bit for bit.
+    """
+    t, depth = trace.queue_depth()
+    load = load_state(trace, (t, depth), t0)
+    if not len(t):
+        return 0.0, 0, load
+    span = max(t[-1] - t[0], 1e-300)
+    dt = _steps_in_place(t)  # t is not needed after: the steps are written over it
+    del t
+    held = dt > 0  # a depth held for no time (a tie of enqueue and leave) is not a peak
+    depth_max = int(depth.max(where=held, initial=0)) if held.any() else 0  # depths are >= 0: no copy
+    del held
+    dt *= depth  # depth x dt, in place (the product commutes bit for bit)
+    depth_mean = float(dt.sum() / span)
+    return depth_mean, depth_max, load
+
+
+def _steps_in_place(t: np.ndarray, block: int = 1 << 16) -> np.ndarray:
+    """``np.diff(t, append=t[-1])`` written over ``t`` a block at a time (front to back, so each
+    block reads only times not yet overwritten); returns ``t``."""
+    last = t[-1] - t[-1]
+    for i in range(0, len(t) - 1, block):
+        j = min(i + block, len(t) - 1)
+        np.subtract(t[i + 1:j + 1], t[i:j], out=t[i:j])
+    t[-1] = last
+    return t
 
 
 def _mapping(trace: Trace) -> dict | None:

@@ -293,7 +293,7 @@ def _classify(plan: Plan, requests: Requests) -> Classification:
                           f"every stream must give the {plan.graph.name} dim {plan.dim!r}")
     g = plan.options.granule
     values = requests.shapes[plan.dim]
-    keys = -(-values // g) * g
+    keys = (-(-values // g) * g).astype(np.int32)  # shapes <= MAX_SHAPE (2**24): half the memory of int64
     bounds = [b.bucket for b in plan.buckets]
     mins = np.array([b.min for b in bounds])
     maxs = np.array([b.max for b in bounds])

@@ -18,6 +18,18 @@ import numpy as np
 
 from workbench.config import Scenario
 from workbench.runtime import compiled
+from workbench.runtime.allocator import release_free_memory
+from workbench.runtime.assembly import (
+    dense_floats,
+    distinct,
+    factors,
+    imbalance,
+    memory_share,
+    narrow,
+    owned,
+    rejections,
+    table_column,
+)
 from workbench.runtime.columns import RunColumns
 from workbench.runtime.fastpath import fast_path_applies, run_fifo
 from workbench.runtime.loop import run_events
@@ -44,6 +56,7 @@ class Engine:
         self.rng = np.random.default_rng(np.random.SeedSequence([scenario.seed, 2]))
         self.batching, self.discipline, self.placement = make_policies(scenario)
         self._setup_classes()
+        release_free_memory(len(self.requests))  # generation and classification freed large temporaries
 
     def _setup_classes(self) -> None:
         """Queues per (stream, bucket); batch classes per (bucket, model, eligible cores)."""
@@ -52,8 +65,7 @@ class Engine:
         nb, streams = len(cls.bucket_names), sc.streams
         names = [m.name for m in sc.models]
         self.stream_model = [names.index(s.model) if s.model else 0 for s in streams]
-        bucket = cls.bucket.astype(np.int64)
-        qid = np.where(bucket >= 0, self.requests.stream.astype(np.int64) * nb + bucket, -1)
+        qid = self.qid
         class_of: dict[tuple, int] = {}
         self.q_class = [-1] * (len(streams) * nb)
         self.class_qs: list[list[int]] = []
@@ -71,7 +83,18 @@ class Engine:
                 self.class_cores.append(key[2])
             self.q_class[q] = class_of[key]
             self.class_qs[class_of[key]].append(q)
-        self.qid = qid
+
+    @property
+    def qid(self) -> np.ndarray:
+        """Each request's queue, stream x buckets + bucket (int32; -1 = refused by the plan).
+
+        Computed when a loop asks (once per run), not kept: the loops hold their own copy.
+        """
+        bucket, nb = self.classification.bucket, len(self.classification.bucket_names)
+        qid = self.requests.stream.astype(np.int32) * nb
+        qid += bucket
+        qid[bucket < 0] = -1
+        return qid
 
     def chosen_loop(self) -> str:
         """The loop this run takes: ``compiled``, ``fastpath`` or ``python`` (same trace whichever)."""
@@ -91,96 +114,74 @@ class Engine:
         """Assemble the columns of a finished run (each column converted once, few temporaries).
 
         Per-request times and cores are not stored: the trace gathers them from the batch
-        columns when read. The loop's buffers are released as they are converted (a lower peak);
-        batch costs are looked up once per distinct (class, size, key) through a dense code
-        table when the codes are few (no sort), else ``np.unique``; arithmetic is the
-        same, operation for operation, so the trace is the same bit for bit.
+        columns when read. The loop's buffers are released as they are converted, per-request
+        ones first (a lower peak); columns that are zero everywhere stay unwritten zeros
+        (:mod:`workbench.runtime.assembly`); batch costs are looked up once per distinct
+        (class, size, key) through a dense code table when the codes are few (no sort), else
+        ``np.unique``; arithmetic is the same, operation for operation, so the trace is the
+        same bit for bit.
         """
         req, f8 = self.requests, np.float64
         n, nb = len(req), v.nbatch
-        b_start = _own(np.frombuffer(v.b_start, dtype=f8)[:nb])
-        b_end = _own(np.frombuffer(v.b_end, dtype=f8)[:nb])
-        b_disp = _own(np.frombuffer(v.b_disp, dtype=f8)[:nb]) if v.b_disp is not None else b_start
-        v.b_start = v.b_end = v.b_disp = None  # the loop's buffers are let go as soon as they are converted
-        b_core = np.asarray(v.b_core).astype(np.int16)
-        b_class = np.asarray(v.b_class, dtype=np.int64)
-        b_size = np.asarray(v.b_size).astype(np.int32)
-        b_key = np.asarray(v.b_key, dtype=np.int64)
+        batch = owned(np.asarray(v.req_batch, dtype=np.int32))
+        outcome = owned(np.asarray(v.outcome, dtype=np.int8))
+        rejected_s = rejections(v.rejected_at, n)
+        v.req_batch = v.outcome = v.rejected_at = None  # the loop's per-request buffers go first
+        b_start = owned(np.frombuffer(v.b_start, dtype=f8)[:nb])
+        b_end = owned(np.frombuffer(v.b_end, dtype=f8)[:nb])
+        b_disp = owned(np.frombuffer(v.b_disp, dtype=f8)[:nb]) if v.b_disp is not None else b_start
+        extra, reload, copy = (dense_floats(d, nb) for d in (v.b_extra, v.b_reload, v.b_copy))
+        v.b_start = v.b_end = v.b_disp = v.b_extra = v.b_reload = v.b_copy = None
+        b_core = narrow(v.b_core, np.int16)
+        b_class = narrow(v.b_class, np.int32)
+        b_size = narrow(v.b_size, np.int16)
+        keys = np.asarray(v.b_key)
+        b_key = np.zeros(nb, dtype=np.int64) if not keys.any() else owned(keys.astype(np.int64, copy=False))
         v.b_core = v.b_class = v.b_size = v.b_key = None
+        del keys
         scale, mean, mshare, fb, inverse = self._batch_costs(b_class, b_size, b_key)
-        batch_bucket = np.array(self.class_bucket, dtype=np.int32).take(b_class)
-        batch_model = np.array(self.class_model, dtype=np.int32).take(b_class)
+        batch_bucket = table_column(self.class_bucket, b_class, np.int16)
+        batch_model = table_column(self.class_model, b_class, np.int16)
+        imbal = None
+        if v.block_curves is not None:
+            imbal = imbalance(v.block_curves, batch, b_class, b_disp, req.arrival_s)
         del b_class
-        extra, reload, copy = np.zeros(nb), np.zeros(nb), np.zeros(nb)  # calloc'd: unwritten pages cost nothing
-        for d, a in ((v.b_extra, extra), (v.b_reload, reload), (v.b_copy, copy)):
-            if isinstance(d, np.ndarray):
-                a[:] = d[:nb]
-            elif d:
-                a[np.fromiter(d.keys(), np.int64)] = np.fromiter(d.values(), f8)
-        v.b_extra = v.b_reload = v.b_copy = None
         # the batch costs the loop used, rebuilt as columns: factor x mean (class, size) + extras
-        chunks = v.factor_chunks
-        x = (chunks[0] if len(chunks) == 1 else np.concatenate(chunks))[:nb] if chunks else np.zeros(0)
+        x = factors(v.factor_chunks, nb)
         v.factor_chunks = []
-        del chunks
         iso = (mean * scale).take(inverse)
         iso *= x
-        work = iso + extra
-        if self.scenario.residency.dispatch == "hold":  # the batch waited for its weights on its core
-            work += reload
-        b_mem = mshare.take(inverse)  # iso x share, written in place (the product commutes bit for bit)
-        b_mem *= iso
-        copy *= link_terms(self.scenario.hardware)[1]  # a copy writes HBM at the link's rate; a wait draws nothing
-        b_mem += copy
-        del copy
+        b_mem = mshare.take(inverse) if mshare.any() or copy.any() else None
+        if b_mem is not None:
+            b_mem *= iso  # iso x share, in place (the product commutes bit for bit)
+        work = iso  # iso + extra + reload, in place: iso is not needed after (adding +0.0 changes no bit)
         del iso
-        positive = work > 0
-        np.divide(b_mem, work, out=b_mem, where=positive)
-        b_mem[~positive] = 0.0
-        del positive
-        b_fb = (fb * scale).take(inverse)
-        del inverse
-        b_fb *= x
-        del x
-        b_fb += extra
-        del extra
-        batch = _own(np.asarray(v.req_batch, dtype=np.int32))
-        v.req_batch = None  # the loop's buffers are let go as soon as they are converted: a lower peak
-        done = batch >= 0
+        if extra.any():
+            work += extra
+        if reload.any() and self.scenario.residency.dispatch == "hold":  # it waited for its weights on its core
+            work += reload
+        b_mem = memory_share(b_mem, copy, link_terms(self.scenario.hardware)[1], work)
+        del copy
+        if fb.any():
+            b_fb = (fb * scale).take(inverse)
+            b_fb *= x
+            b_fb += extra
+        else:
+            b_fb = extra  # 0 x factor + extra is extra, bit for bit
+        del x, inverse, extra
         weights_wait = None
         if v.weights_wait is not None:  # load_then_dispatch: per request, s waited in the queue for weights
             weights_wait = np.array(v.weights_wait, dtype=f8)
-            weights_wait[~done] = 0.0
+            weights_wait[batch < 0] = 0.0
             v.weights_wait = None
-        rejected_s = None
-        if isinstance(v.rejected_at, np.ndarray):
-            rejected_s = _own(v.rejected_at)
-            if not np.isfinite(rejected_s).any():
-                rejected_s = None
-        elif v.rejected_at:
-            rejected_s = np.full(n, np.nan)
-            rejected_s[np.fromiter(v.rejected_at.keys(), np.int64)] = np.fromiter(v.rejected_at.values(), f8)
-        v.rejected_at = None
-        imbalance = None
-        if v.block_curves is not None:
-            imbalance = np.zeros(n)
-            idx = np.where(done, batch, 0)
-            dispatch = b_disp.take(idx) if len(b_disp) else np.zeros(n)
-            arrival = req.arrival_s
-            req_class = np.where(self.qid >= 0, np.array(self.q_class + [-1])[self.qid], -1)
-            for c, (t_c, cum_c) in enumerate(v.block_curves):
-                mine = done & (req_class == c)
-                imbalance[mine] = np.interp(dispatch[mine], t_c, cum_c) - np.interp(arrival[mine], t_c, cum_c)
-            np.maximum(imbalance, 0.0, out=imbalance)
-            del dispatch, idx
-        del done
         res = v.residency
+        release_free_memory(n)  # the assembly's temporaries
         return Trace(
             scenario=self.scenario, bucket_names=self.classification.bucket_names,
             arrival_s=req.arrival_s, stream=req.stream, shapes=req.shapes,
             bucket=self.classification.bucket.astype(np.int32, copy=False),
-            outcome=np.asarray(v.outcome, dtype=np.int8), rejected_at=rejected_s,
-            batch=batch, imbalance=imbalance,
+            outcome=outcome, rejected_at=rejected_s,
+            batch=batch, imbalance=imbal,
             batch_core=b_core, batch_bucket=batch_bucket, batch_model=batch_model,
             batch_size=b_size, batch_shape_key=b_key, batch_dispatch_s=b_disp,
             batch_start_s=b_start, batch_end_s=b_end, batch_work_s=work,
@@ -195,24 +196,13 @@ class Engine:
     def _batch_costs(self, b_class: np.ndarray, b_size: np.ndarray,
                      b_key: np.ndarray) -> tuple[np.ndarray, ...]:
         """Per distinct (class, size, key): (scale, mean, memory share, fallback), and each batch's row."""
-        nb = len(b_class)
         width_s, width_k = int(b_size.max(initial=0)) + 1, int(b_key.max(initial=0)) + 1
-        code = b_class * width_s  # one code per (class, size, key): distinct costs are looked up once
+        code = b_class.astype(np.int64)  # one code per (class, size, key): distinct costs are looked up once
+        code *= width_s
         code += b_size
         code *= width_k
         code += b_key
-        top = int(code.max(initial=-1)) + 1
-        if 0 < top <= max(4 * nb, 1 << 16):  # few codes: a dense table, no sort
-            present = np.zeros(top, dtype=bool)
-            present[code] = True
-            codes = np.flatnonzero(present)
-            slot = np.cumsum(present, dtype=np.int32)
-            slot -= 1
-            inverse = slot.take(code)
-            del slot, present
-        else:
-            codes, inverse = np.unique(code, return_inverse=True)
-            inverse = inverse.ravel()
+        codes, inverse = distinct(code)
         del code
         rows = np.stack([codes // (width_s * width_k), codes // width_k % width_s, codes % width_k])
         scales = [m.service_scale for m in self.scenario.models] or [1.0]
@@ -220,14 +210,6 @@ class Engine:
                           for c, s, k in rows.T.tolist()]).reshape(-1, 4)  # (scale, mean, memory share, fallback)
         scale, mean, mshare, fb = (np.ascontiguousarray(col) for col in table.T)
         return scale, mean, mshare, fb, inverse
-
-
-def _own(a: np.ndarray) -> np.ndarray:
-    """``a``, copied when it is a view into a larger buffer (a row of the compiled loop's state).
-
-    The trace outlives the loop: a view would keep the whole buffer alive with it.
-    """
-    return a.copy() if a.base is not None and np.asarray(a.base).size > a.size else a
 
 
 def simulate(scenario: Scenario, model: ServiceModel | None = None, requests: Requests | None = None,

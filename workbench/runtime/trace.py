@@ -38,9 +38,9 @@ class Trace:
     imbalance: np.ndarray | None  # float64 per request, see ``imbalance_s``; None: placement never blocked a core
     # per batch (dispatch order)
     batch_core: np.ndarray  # int16
-    batch_bucket: np.ndarray  # int32
-    batch_model: np.ndarray  # int32
-    batch_size: np.ndarray  # int32
+    batch_bucket: np.ndarray  # int16 (int32 if a value does not fit)
+    batch_model: np.ndarray  # int16 (int32 if a value does not fit)
+    batch_size: np.ndarray  # int16 (int32 if a value does not fit)
     batch_shape_key: np.ndarray  # int64, the shape the batch was timed at (0 for abstract laws)
     batch_dispatch_s: np.ndarray  # float64
     batch_start_s: np.ndarray  # float64
@@ -172,7 +172,11 @@ class Trace:
         enq = (out != REJECTED_QUEUE_FULL) & (out != REJECTED_BY_PLAN)
         every = bool(enq.all())
         arrive = self.arrival_s if every else self.arrival_s[enq]
-        leave = np.where(out == COMPLETED, self.start_s, self.rejected_s)  # waiting until service starts
+        leave = self.start_s  # waiting until service starts (nan where not served) ...
+        served = out == COMPLETED
+        if not served.all():  # ... or until it was rejected
+            np.copyto(leave, self.rejected_s, where=~served)
+        del served
         if not every:
             leave = leave[enq]
         del enq
@@ -180,18 +184,20 @@ class Trace:
         if np.isnan(leave[-1:]).any() or (len(arrive) > 1 and bool((arrive[1:] < arrive[:-1]).any())):
             return queue_depth_reference(self)  # unsorted arrivals or a leave without a time
         m = len(arrive)
-        # a leave goes after the arrivals up to its time; an arrival after the leaves strictly before it
+        # a leave goes after the arrivals up to its time (and after the leaves before it): its place in the merge
         at_leave = np.searchsorted(arrive, leave, side="right")
-        at_leave += np.arange(m, dtype=at_leave.dtype)
-        at_arrive = np.searchsorted(leave, arrive, side="left")
-        at_arrive += np.arange(m, dtype=at_arrive.dtype)
-        t = np.empty(2 * m)
-        t[at_leave] = leave
-        t[at_arrive] = arrive
-        del leave, at_arrive
-        step = np.ones(2 * m, dtype=np.int8)
-        step[at_leave] = -1
+        _add_positions(at_leave)
+        is_leave = np.zeros(2 * m, dtype=bool)
+        is_leave[at_leave] = True
         del at_leave
+        t = np.empty(2 * m)
+        t[is_leave] = leave  # both runs are sorted: a mask fills them in order
+        del leave
+        np.logical_not(is_leave, out=is_leave)
+        t[is_leave] = arrive
+        step = is_leave.view(np.int8)  # +1 on an arrival; a leave is 0 here, -1 below
+        step *= 2
+        step -= 1
         return t, np.cumsum(step, dtype=_depth_dtype(2 * m))
 
     def to_chrome(self, path: str | Path, max_batches: int = 200_000) -> int:
@@ -233,6 +239,12 @@ def queue_depth_reference(trace: Trace) -> tuple[np.ndarray, np.ndarray]:
     d = np.concatenate([np.ones(enq.sum(), dtype=np.int64), -np.ones(enq.sum(), dtype=np.int64)])
     order = np.lexsort((-d, t))  # at equal times, enqueue before leave
     return t[order], np.cumsum(d[order], dtype=_depth_dtype(len(t)))
+
+
+def _add_positions(a: np.ndarray, block: int = 1 << 20) -> None:
+    """``a += arange(len(a))``, in place, a block at a time (no full-length temporary)."""
+    for i in range(0, len(a), block):
+        a[i:i + block] += np.arange(i, min(i + block, len(a)), dtype=a.dtype)
 
 
 def _depth_dtype(changes: int) -> type:

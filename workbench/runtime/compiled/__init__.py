@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import numpy as np
+from workbench.runtime.assembly import distinct
 
 if TYPE_CHECKING:
     from workbench.runtime.columns import RunColumns
@@ -47,7 +47,7 @@ def compiled_applies(e: Engine) -> bool:
         # a loaded model, after the classes) in 16 bits
         return False
     keys = e.classification.shape_key
-    n_keys = 1 if keys is None else len(np.unique(keys))
+    n_keys = 1 if keys is None else len(distinct(keys)[0])  # no sort of every request's key when few
     return n_cls * (getattr(e.batching, "max_batch", 1) + 1) * n_keys <= _SLOT_LIMIT
 
 

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from workbench.runtime.allocator import release_free_memory
+from workbench.runtime.assembly import dense_floats, distinct
 from workbench.runtime.columns import FACTOR_CHUNK, ResidencyCounts, RunColumns
 from workbench.runtime.compiled import layout as L
 from workbench.runtime.compiled.run import run_loop
@@ -65,13 +67,13 @@ class _Run:
         rf = np.empty((4, n), f8)
         rf[L.RF_ARR], rf[L.RF_REJ], rf[L.RF_WW] = req.arrival_s, np.nan, 0.0
         if isinstance(e.discipline, Fifo):
-            rf[L.RF_KEY] = np.arange(n)
+            _fill_index(rf[L.RF_KEY])  # arrival index, in place (no int64 temporary)
         elif e.discipline.online:
             rf[L.RF_KEY] = 0.0
         else:
             rf[L.RF_KEY] = e.discipline.keys(req.stream, sc)
-        keyval, krank = (np.unique(np.asarray(cls.shape_key, dtype=i8), return_inverse=True)
-                         if cls.shape_key is not None else (np.zeros(1, i8), np.zeros(n, i8)))
+        keyval, krank = (distinct(np.asarray(cls.shape_key))  # no sort (nor copy) of the keys when few
+                         if cls.shape_key is not None else (np.zeros(1, i8), np.zeros(n, i4)))
         ri4 = np.empty((5, n), i4)
         ri4[L.RI_Q], ri4[L.RI_STREAM], ri4[L.RI_KRANK] = qid, req.stream, krank.ravel()
         ri4[L.RI_BATCH], ri4[L.RI_OUT] = -1, COMPLETED
@@ -93,7 +95,7 @@ class _Run:
         n_sb = n_acc if static else 0
         self.K = (cli, clf, sw, np.zeros((3, n_sb), i8), np.zeros(n_sb, f8))
         nb = max(n_acc, 1)  # every batch holds at least one request
-        self.B = (np.zeros((4, nb), i8), np.zeros((6, nb), f8))
+        self.B = (np.zeros((4, nb), i4), np.zeros((6, nb), f8))  # int32 indices: half the memory
         ci = np.zeros((7, cores), i8)
         ci[L.C_IDLE], ci[L.C_BATCH] = 1, -1
         cf = np.zeros((8, cores), f8)
@@ -104,7 +106,7 @@ class _Run:
         self.H = (np.zeros(cap, f8), np.zeros((2, cap), i8))
         self.T = [np.full((n_cls, mb + 1, len(keyval)), -1, i4), np.zeros(16, f8), np.zeros((2, 16), i8),
                   np.zeros((2, 64), f8)]
-        self.keyval, self.n_cost, self.n_ph = keyval, 0, 0
+        self.keyval, self.n_cost, self.n_ph = keyval.astype(i8, copy=False), 0, 0
         si, sf = np.zeros(L.N_SI, i8), np.zeros(L.N_SF + len(sc.models), f8)
         si[L.N_IDLE] = cores
         models = sc.models
@@ -120,7 +122,8 @@ class _Run:
                     rres[L.R_RESIDENT, m], rres[L.R_STAMP, m] = 1, m
                     si[L.USED_BYTES] += spec.weights_bytes
             si[L.CLOCK] = len(models)
-        self.X = [rres, np.zeros(0, f8), np.zeros(mb + max(cq_len, default=1), i8), np.zeros(256, i4),
+        room = -(-(n_acc + cores) // FACTOR_CHUNK) * FACTOR_CHUNK  # factors: written only as drawn
+        self.X = [rres, np.empty(room, f8), np.zeros(mb + max(cq_len, default=1), i8), np.zeros(256, i4),
                   np.zeros((2, 256), f8)]
         self.P, self.si, self.sf = (pi, pf, pref), si, sf
         self.scales = [m.service_scale for m in models] or [1.0]
@@ -131,14 +134,21 @@ class _Run:
                         self.si, self.sf)
 
     def more_factors(self) -> None:
-        """Draw the next chunks of unit-mean factors, in order (at least doubling what is drawn)."""
-        e, fac = self.e, self.X[1]
-        want = max(len(fac) + FACTOR_CHUNK, 2 * len(fac))
-        chunks = [fac]
-        while sum(len(c) for c in chunks) < want:
-            chunks.append(e.model.draw_factors(e.rng, FACTOR_CHUNK))
-        self.X[1] = np.ascontiguousarray(np.concatenate(chunks), dtype=f8)
-        self.si[L.NF] = len(self.X[1])
+        """Draw the next chunks of unit-mean factors, in order, into the buffer (a quarter more, at least a chunk).
+
+        The buffer is sized once for the most batches the run can start (every batch holds a
+        request) and its pages are written only as factors are drawn; it grows in place
+        (``realloc``) only past that bound, which the loop's look-ahead of one batch per core
+        can reach by a chunk.
+        """
+        e, fac, have = self.e, self.X[1], int(self.si[L.NF])
+        want = have + max(FACTOR_CHUNK, -(-have // 4 // FACTOR_CHUNK) * FACTOR_CHUNK)
+        want = max(min(want, len(fac)), have + FACTOR_CHUNK)
+        if want > len(fac):
+            fac.resize(want, refcheck=False)  # the loop holds no view of it between steps
+        for a in range(have, want, FACTOR_CHUNK):
+            fac[a:a + FACTOR_CHUNK] = e.model.draw_factors(e.rng, FACTOR_CHUNK)
+        self.si[L.NF] = want
 
     def add_cost(self) -> None:
         """Cost the batch the loop asked about (the reference loop's memoised ``batch_cost``)."""
@@ -164,16 +174,35 @@ class _Run:
             wider[:, :, :todo.shape[2]] = todo
             self.C[2] = wider
 
+    def _batch_keys(self, rank: np.ndarray) -> np.ndarray:
+        """Each batch's shape key from its rank: untouched zeros without keys, int32 where keys fit."""
+        if not self.keyval.any():
+            return np.zeros(len(rank), i8)
+        keyval = self.keyval.astype(i4) if self.keyval.max() < 2**31 else self.keyval
+        return keyval.take(rank)
+
+    def _used_factors(self, nb: int) -> np.ndarray:
+        """The factors the run used (one per batch), the unused tail given back to the allocator."""
+        fac, self.X[1] = self.X[1], np.zeros(0, f8)
+        fac.resize(min(nb, len(fac)), refcheck=False)
+        return fac
+
     def grow_blocks(self) -> None:
         """Double the blocking-curve buffers."""
         self.X[3], self.X[4] = _grow(self.X[3]), _grow(self.X[4])
 
     def columns(self) -> RunColumns:
-        """The run's raw columns, as the reference loop returns them."""
+        """The run's raw columns, as the reference loop returns them.
+
+        The loop's state is handed over shrunk: each 2-D array is cut in place (``realloc``) to
+        the rows the trace keeps (layout puts them first), so the rest is given back before the
+        trace is assembled and no row is copied.
+        """
         e, si = self.e, self.si
         nb = int(si[L.NBATCH])
         bi, bf = self.B
         rf, ri4, _ = self.R
+        self.R = self.B = None  # no view of rf, ri4 or bf may outlive this: they are resized below
         curves = None
         if not e.placement.conserving:
             n = int(si[L.BCOUNT])
@@ -184,15 +213,33 @@ class _Run:
         if self.res:
             res = ResidencyCounts(int(si[L.LOADS]), int(si[L.EVICTIONS]), int(si[L.OVERCOMMITS]),
                                   float(self.sf[L.LINK_BUSY]))
+        outcome = ri4[L.RI_OUT].astype(np.int8)
+        extra, reload, copy = (dense_floats(bf[row], nb) for row in (L.BF_EXTRA, L.BF_RELOAD, L.BF_COPY))
+        _keep_rows(bf, 3 if self.static else 2)  # start, end (and when sealed, dispatch)
+        defer = bool(self.P[0][L.P_DEFER])
+        kept = _keep_rows(rf, 2 if defer else 1)  # rejection time (and under load_then_dispatch, the weights waits)
         return RunColumns(
             nbatch=nb, b_core=bi[L.BI_CORE, :nb], b_class=bi[L.BI_CLASS, :nb], b_size=bi[L.BI_SIZE, :nb],
-            b_key=self.keyval[bi[L.BI_KEY, :nb]], b_start=bf[L.BF_START], b_end=bf[L.BF_END],
-            b_disp=bf[L.BF_DISP] if self.static else None, req_batch=ri4[L.RI_BATCH],
-            outcome=ri4[L.RI_OUT].astype(np.int8), rejected_at=rf[L.RF_REJ],
-            factor_chunks=[self.X[1][:int(si[L.NF])]], b_extra=bf[L.BF_EXTRA, :nb], b_reload=bf[L.BF_RELOAD, :nb],
-            b_copy=bf[L.BF_COPY, :nb],
-            busy_s=self.C[1][L.K_BUSY], residency=res, block_curves=curves,
-            weights_wait=rf[L.RF_WW] if self.P[0][L.P_DEFER] else None)
+            b_key=self._batch_keys(bi[L.BI_KEY, :nb]), b_start=bf[L.BF_START], b_end=bf[L.BF_END],
+            b_disp=bf[L.BF_DISP] if self.static else None, req_batch=_keep_rows(ri4, 1)[L.RI_BATCH],
+            outcome=outcome, rejected_at=kept[L.RF_REJ], weights_wait=kept[L.RF_WW] if defer else None,
+            factor_chunks=[self._used_factors(nb)], b_extra=extra, b_reload=reload, b_copy=copy,
+            busy_s=self.C[1][L.K_BUSY], residency=res, block_curves=curves)
+
+
+def _keep_rows(a: np.ndarray, rows: int) -> np.ndarray:
+    """The first ``rows`` rows of 2-D ``a``, cut in place by ``realloc`` (the rest given back to the allocator).
+
+    ``a`` must own its data and have no view alive (the loop's state, handed over once).
+    """
+    a.resize((rows, a.shape[1]), refcheck=False)
+    return a
+
+
+def _fill_index(row: np.ndarray, block: int = 1 << 16) -> None:
+    """``row[:] = arange(len(row))``, a block at a time."""
+    for a in range(0, len(row), block):
+        row[a:a + block] = np.arange(a, min(a + block, len(row)))
 
 
 def _ptr(lengths: list[int]) -> np.ndarray:
@@ -213,6 +260,7 @@ def _grow(a: np.ndarray) -> np.ndarray:
 def run_compiled(e: Engine) -> RunColumns:
     """The run's columns by the compiled loop (same contract, and same values, as ``loop.run_events``)."""
     run = _Run(e)
+    release_free_memory(len(e.requests))  # the set-up's temporaries, before the loop grows
     while True:
         status = run.step()
         if status == L.DONE:

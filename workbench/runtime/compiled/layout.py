@@ -32,9 +32,10 @@ B_NONE, B_DYNAMIC, B_STATIC = range(3)  # batching
 PL_LEAST, PL_ROUND, PL_PINNED = range(3)  # placement
 
 # per request: float64 ``rf`` and int32 ``ri4`` rows
-RF_ARR, RF_KEY, RF_REJ, RF_WW = range(4)  # arrival (s), discipline key, time of rejection (s; nan), RF_WW: the
-# class's waits for weights at arrival, then the request's own (s; load_then_dispatch)
-RI_Q, RI_STREAM, RI_KRANK, RI_BATCH, RI_OUT = range(5)  # queue (-1 refused), stream, shape-key rank, batch, outcome
+# the rows the trace keeps come first: the driver shrinks each array to them in place (realloc)
+RF_REJ, RF_WW, RF_ARR, RF_KEY = range(4)  # time of rejection (s; nan), RF_WW: the class's waits for weights at
+# arrival, then the request's own (s; load_then_dispatch), arrival (s), discipline key
+RI_BATCH, RI_OUT, RI_Q, RI_STREAM, RI_KRANK = range(5)  # batch, outcome, queue (-1 refused), stream, shape-key rank
 
 # queues: ``qbuf`` (int32) holds each queue's requests in a slice, then (static batching) the sealed
 # batches' members from pi[P_SMEM0]; ``qt`` (int64) rows per queue
@@ -54,7 +55,7 @@ SB_OFF, SB_LEN, SB_NEXT = range(3)
 C_IDLE, C_BATCH, C_VER, C_FREE, C_PI, C_PN, C_ACT = range(7)  # C_ACT: the active cores, in order
 K_BUSY, K_RATE, K_M, K_REM, K_LAST, K_MAX, K_T0, K_HUNG = range(8)  # K_HUNG: scratch for water-filling
 
-# per batch: int64 ``bi`` and float64 ``bf`` rows
+# per batch: int32 ``bi`` and float64 ``bf`` rows (the trace keeps bf's first two, three when sealed)
 BI_CORE, BI_CLASS, BI_SIZE, BI_KEY = range(4)  # BI_KEY: the shape-key rank
 BF_START, BF_END, BF_DISP, BF_EXTRA, BF_RELOAD, BF_COPY = range(6)  # BF_COPY: own weights copy (s)
 

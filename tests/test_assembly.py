@@ -1,0 +1,42 @@
+"""The lean assembly helpers against the plain numpy they replace."""
+
+import numpy as np
+import pytest
+
+from workbench.runtime.assembly import dense_floats, distinct, narrow, rejections, table_column
+
+
+@pytest.mark.parametrize("top", [1, 50, 10_000, 2**40])
+def test_distinct_equals_np_unique(top):
+    rng = np.random.default_rng(top)
+    for n in (0, 1, 7, 5_000):
+        codes = rng.integers(0, top, n, dtype=np.int64)
+        values, inverse = distinct(codes)
+        want_v, want_i = np.unique(codes, return_inverse=True)
+        assert values.tolist() == want_v.tolist()
+        assert inverse.tolist() == want_i.ravel().tolist()
+
+
+def test_narrow_widens_when_a_value_does_not_fit():
+    assert narrow([1, 2, 3], np.int16).dtype == np.int16
+    assert narrow([1, 40_000], np.int16).dtype == np.int32
+    assert narrow(np.array([1, 2**40]), np.int16).dtype == np.int64
+    assert narrow([1, 40_000], np.int16).tolist() == [1, 40_000]
+
+
+def test_zero_columns_and_sparse_inputs():
+    assert dense_floats({2: 1.5}, 4).tolist() == [0.0, 0.0, 1.5, 0.0]
+    assert dense_floats(np.zeros(6), 4).tolist() == [0.0] * 4
+    assert dense_floats(np.array([0.0, 2.0, 0.0]), 2).tolist() == [0.0, 2.0]
+    assert rejections(np.full(3, np.nan), 3) is None
+    assert rejections({}, 3) is None
+    assert np.isnan(rejections({1: 0.5}, 3)).tolist() == [True, False, True]
+    assert table_column([0, 0], np.array([1, 0, 1]), np.int16).tolist() == [0, 0, 0]
+    assert table_column([3, 5], np.array([1, 0, 1]), np.int16).tolist() == [5, 3, 5]
+
+
+def test_release_free_memory_is_safe_and_only_for_large_runs():
+    from workbench.runtime.allocator import LARGE_RUN, release_free_memory
+
+    assert release_free_memory(10) is False
+    release_free_memory(LARGE_RUN)  # True with glibc, False elsewhere: either way nothing else changes
