@@ -64,8 +64,11 @@ class _Run:
         pf[L.PF_TIMEOUT] = sc.scheduler.timeout_s
         pf[L.PF_LINK], pf[L.PF_LINK_SHARE] = link_terms(sc.hardware)
         # per request
-        rf = np.empty((4, n), f8)
-        rf[L.RF_ARR], rf[L.RF_REJ], rf[L.RF_WW] = req.arrival_s, np.nan, 0.0
+        defer = sc.residency.dispatch == "load_then_dispatch"  # P_DEFER below also needs models
+        rf = np.empty((4 if defer else 3, n), f8)  # the weights-wait row only where it is written
+        rf[L.RF_ARR], rf[L.RF_REJ] = req.arrival_s, np.nan
+        if defer:
+            rf[L.RF_WW] = 0.0
         if isinstance(e.discipline, Fifo):
             _fill_index(rf[L.RF_KEY])  # arrival index, in place (no int64 temporary)
         elif e.discipline.online:
@@ -216,13 +219,13 @@ class _Run:
         outcome = ri4[L.RI_OUT].astype(np.int8)
         extra, reload, copy = (dense_floats(bf[row], nb) for row in (L.BF_EXTRA, L.BF_RELOAD, L.BF_COPY))
         _keep_rows(bf, 3 if self.static else 2)  # start, end (and when sealed, dispatch)
-        defer = bool(self.P[0][L.P_DEFER])
-        kept = _keep_rows(rf, 2 if defer else 1)  # rejection time (and under load_then_dispatch, the weights waits)
+        weights_wait = rf[L.RF_WW].copy() if self.P[0][L.P_DEFER] else None
+        kept = _keep_rows(rf, 1)  # the rejection time
         return RunColumns(
             nbatch=nb, b_core=bi[L.BI_CORE, :nb], b_class=bi[L.BI_CLASS, :nb], b_size=bi[L.BI_SIZE, :nb],
             b_key=self._batch_keys(bi[L.BI_KEY, :nb]), b_start=bf[L.BF_START], b_end=bf[L.BF_END],
             b_disp=bf[L.BF_DISP] if self.static else None, req_batch=_keep_rows(ri4, 1)[L.RI_BATCH],
-            outcome=outcome, rejected_at=kept[L.RF_REJ], weights_wait=kept[L.RF_WW] if defer else None,
+            outcome=outcome, rejected_at=kept[L.RF_REJ], weights_wait=weights_wait,
             factor_chunks=[self._used_factors(nb)], b_extra=extra, b_reload=reload, b_copy=copy,
             busy_s=self.C[1][L.K_BUSY], residency=res, block_curves=curves)
 

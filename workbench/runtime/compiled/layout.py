@@ -33,8 +33,8 @@ PL_LEAST, PL_ROUND, PL_PINNED = range(3)  # placement
 
 # per request: float64 ``rf`` and int32 ``ri4`` rows
 # the rows the trace keeps come first: the driver shrinks each array to them in place (realloc)
-RF_REJ, RF_WW, RF_ARR, RF_KEY = range(4)  # time of rejection (s; nan), RF_WW: the class's waits for weights at
-# arrival, then the request's own (s; load_then_dispatch), arrival (s), discipline key
+RF_REJ, RF_ARR, RF_KEY, RF_WW = range(4)  # time of rejection (s; nan), arrival (s), discipline key; RF_WW (a row
+# only under load_then_dispatch): the class's waits for weights at arrival, then the request's own (s)
 RI_BATCH, RI_OUT, RI_Q, RI_STREAM, RI_KRANK = range(5)  # batch, outcome, queue (-1 refused), stream, shape-key rank
 
 # queues: ``qbuf`` (int32) holds each queue's requests in a slice, then (static batching) the sealed
