@@ -73,6 +73,7 @@ def test_smallest_hbm_exercise(residency):
     before = residency.values()
     assert ck.smallest_hbm_without_reloads(residency, 30) == "right"  # 12 + 12 + 6 GiB
     assert ck.smallest_hbm_without_reloads(residency, 36).startswith("not yet:")  # the unquantised answer
+    assert ck.smallest_hbm_without_reloads(residency, 31).startswith("not yet:")  # off the 2 GiB steps
     assert ck.smallest_hbm_without_reloads(residency, 28).startswith("not yet:")
     assert residency.values() == before
 

@@ -137,9 +137,11 @@ def smallest_hbm_without_reloads(panel, gib: Any) -> str:
 
     def test() -> bool:
         g = int(gib)
-        if g != float(gib) or not panel.ctrl["hbm_gib"].min <= g <= panel.ctrl["hbm_gib"].max:
+        lo = panel.ctrl["hbm_gib"].min
+        if g != float(gib) or not lo <= g <= panel.ctrl["hbm_gib"].max:
             raise ValueError("a whole number of GiB on the slider")
-        return loads(g) == 0 and loads(g - step) > 0
+        on_grid = (g - lo) % step == 0  # a capacity the question's 2 GiB steps reach (31 is not one)
+        return on_grid and loads(g) == 0 and loads(g - step) > 0
 
     return _verdict((gib,), "a whole number of GiB", test,
                     "add up the weights of the models that must stay resident at once, the embed model at 6 GiB")

@@ -208,7 +208,7 @@ class ResidencyPanel(Panel):
     def text(self, r):
         s = r["summary"]
         res = s["residency"] or {"loads": 0, "evictions": 0, "overcommits": 0}
-        return (f"reloads {res['loads']}, evictions {res['evictions']}, overcommits {res['overcommits']}\n"
+        return (f"loads {res['loads']}, evictions {res['evictions']}, overcommits {res['overcommits']}\n"
                 + f.latency_text({"latency": r["trace"]}) + "\n" + f.drivers_text(s))
 
 
