@@ -8,6 +8,7 @@ whole run), never as a band that hides the data under it.
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.ticker import MaxNLocator
 
 from workbench.ui import palette as pal
 from workbench.ui.figures import new_figure
@@ -45,9 +46,10 @@ def occupancy_figure(occ: dict, names: list[str], capacity_bytes: int, counts: t
     ax.legend(fontsize=7, loc="lower right", ncol=2)
     centres, n = counts
     width = float(centres[1] - centres[0]) if len(centres) > 1 else 1.0
-    ab.bar(centres, n / width, width * 0.9, color=pal.CAUSES["memory_residency"])
+    ab.bar(centres, n, width * 0.9, color=pal.CAUSES["memory_residency"])  # whole loads, not a rate
+    ab.yaxis.set_major_locator(MaxNLocator(integer=True))
     ab.set_xlabel("time (s)")
-    ab.set_ylabel("loads started per second")
+    ab.set_ylabel(f"loads started per {width:.2g} s")
     ab.set_title(f"loads over the whole run: {int(n.sum())} in all", fontsize=9)
     return fig
 
