@@ -18,6 +18,10 @@ compute, is the bottleneck). No instant draws more than the HBM delivers, so fou
 batches of demand 0.5 started together finish at twice their isolated time. Rates
 change only when a phase starts or ends; remaining work is carried across changes.
 With one core, or zero demands, service is unchanged.
+
+The parts with state of their own sit beside it: the class queues and static sealing
+(:mod:`.loop_queues`), weights acquired and parked (:mod:`.loop_residency`), time
+blocked by a non-conserving placement (:mod:`.loop_blocked`).
 """
 
 from __future__ import annotations
@@ -26,13 +30,14 @@ import heapq
 import math
 from array import array
 from bisect import insort
-from collections import deque
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from workbench.runtime.columns import FACTOR_CHUNK, RunColumns
-from workbench.runtime.residency import Residency, link_terms
+from workbench.runtime.loop_blocked import BlockedTracker
+from workbench.runtime.loop_queues import ClassQueues
+from workbench.runtime.loop_residency import LoopResidency
 from workbench.runtime.trace import COMPLETED, REJECTED_BY_PLAN, REJECTED_QUEUE_FULL, REJECTED_TIMEOUT
 
 if TYPE_CHECKING:
@@ -72,10 +77,6 @@ def run_events(e: Engine, free: bool = True) -> RunColumns:  # noqa: C901 - the 
     q_of, q_class = e.qid.tolist(), e.q_class
     class_qs, class_bucket, class_model = e.class_qs, e.class_bucket, e.class_model
     core_classes = [[c for c in range(n_cls) if k in e.class_cores[c]] for k in range(cores)]
-    queues = [deque() for _ in range(len(q_class))]
-    class_n = [0] * n_cls
-    sealed_q = [deque() for _ in range(n_cls)]
-    timer_at = [-1.0] * n_cls
     online = discipline.online
     key = [0.0] * n if online else discipline.keys(req.stream, sc)
     stream_of = req.stream.tolist()
@@ -84,17 +85,6 @@ def run_events(e: Engine, free: bool = True) -> RunColumns:  # noqa: C901 - the 
     take, deadline, sealed = batching.take, batching.deadline, batching.sealed
     timeout_s, max_queue = sc.scheduler.timeout_s, sc.scheduler.max_queue
     scales = [m.service_scale for m in sc.models] or [1.0]
-    residency, link_share = None, 0.0
-    if sc.models and any(m.weights_bytes for m in sc.models):
-        link_rate, link_share = link_terms(sc.hardware)
-        residency = Residency([m.weights_bytes for m in sc.models], sc.hardware.hbm_capacity_bytes, link_rate)
-    defer = residency is not None and sc.residency.dispatch == "load_then_dispatch"
-    park_until = [0.0] * n_cls  # s: load_then_dispatch, a class waits in its queue for its weights until then
-    parked_s = [0.0] * n_cls  # s its next batch has waited for weights in the queue
-    holds = [False] * n_cls  # the class holds its model's weights for its next batch
-    park_cum = [0.0] * n_cls  # s the class has spent waiting for weights, through the end of its last wait
-    # per request: the class's park_cum at arrival, then (from its batch's start) the s it waited for weights
-    weights_wait = [0.0] * n if defer else None
     outcome = [COMPLETED] * n
     rejected_at: dict[int, float] = {}
     req_batch = [-1] * n
@@ -105,8 +95,6 @@ def run_events(e: Engine, free: bool = True) -> RunColumns:  # noqa: C901 - the 
     b_start, b_end = array("d", bytes(8 * n)), array("d", bytes(8 * n))  # batches <= requests
     b_disp = array("d", bytes(8 * n)) if sealed else b_start  # static: sealed before it starts
     b_extra: dict[int, float] = {}  # sparse: recompile pauses
-    b_reload: dict[int, float] = {}  # sparse: seconds waited for weights
-    b_copy: dict[int, float] = {}  # sparse: the batch's own weights copy over the host link (s)
     nbatch = 0
     idle = list(range(cores))
     busy_s = [0.0] * cores
@@ -129,6 +117,16 @@ def run_events(e: Engine, free: bool = True) -> RunColumns:  # noqa: C901 - the 
         nonlocal seq
         seq += 1
         return seq
+
+    # the queues of each batch class (heads, batch pops, static sealing) and its batching timer
+    cq = ClassQueues(class_qs, len(q_class), key, arr, discipline, batching,
+                     lambda t, c: push(heap, (t, next_seq(), _TIMER, c, 0)))
+    queues, class_n, sealed_q, timer_at = cq.queues, cq.class_n, cq.sealed_q, cq.timer_at
+    heads, pop_batch, seal = cq.heads, cq.pop_batch, cq.seal
+
+    # weights residency: which models are in HBM, and (load_then_dispatch) classes parked for their weights
+    weights = LoopResidency(sc, class_model, n, lambda t, m: push(heap, (t, next_seq(), _LOADED, m, 0)))
+    residency, defer, park_until, holds = weights.residency, weights.defer, weights.park_until, weights.holds
 
     def rebalance(now: float) -> None:
         """Share HBM bandwidth max-min fairly among the running phases; re-time those whose rate changed."""
@@ -194,7 +192,7 @@ def run_events(e: Engine, free: bool = True) -> RunColumns:  # noqa: C901 - the 
                 pre.append((e, 0.0))  # a recompile pause: the core compiles, HBM idle
                 work += e
         if residency is not None:
-            work += weights(b, c, members, now + e, pre)  # the weights are asked for after any pause
+            work += weights.acquire(b, c, members, now + e, pre)  # the weights are asked for after any pause
         for r in members:
             req_batch[r] = b
         b_core.append(k)
@@ -234,30 +232,6 @@ def run_events(e: Engine, free: bool = True) -> RunColumns:  # noqa: C901 - the 
         active.append(k)
         enter(k, now, d, u)
 
-    def weights(b: int, c: int, members: list[int], t: float, pre: list[tuple[float, float]]) -> float:
-        """Batch ``b`` of class ``c`` acquires its model's weights at ``t``: the seconds it waits for them on
-        its core (``hold``: its phases appended to ``pre``; ``load_then_dispatch``: none, it waited queued)."""
-        got = residency.acquire(class_model[c], t)
-        if defer:  # its weights are in: it waited for them in the queue
-            for r in members:  # the class's waits for weights since each request arrived
-                weights_wait[r] = park_cum[c] - weights_wait[r]
-            if holds[c]:
-                holds[c] = False
-                residency.unhold(class_model[c])
-            if parked_s[c]:
-                b_reload[b] = parked_s[c]
-                parked_s[c] = 0.0
-            return 0.0
-        if not (got.wait_s or got.copy_s):
-            return 0.0
-        b_reload[b] = got.wait_s + got.copy_s
-        if got.wait_s:
-            pre.append((got.wait_s, 0.0))  # the link busy with other loads, or another batch's copy: HBM idle
-        if got.copy_s:
-            b_copy[b] = got.copy_s
-            pre.append((got.copy_s, link_share))  # the copy writes HBM at the link's rate
-        return got.wait_s + got.copy_s
-
     def follow(j: int, now: float) -> None:
         """A free batch becomes phase-tracked: find its phase from the time it has run at full speed."""
         elapsed, acc = now - c_t0[j], 0.0
@@ -274,38 +248,6 @@ def run_events(e: Engine, free: bool = True) -> RunColumns:  # noqa: C901 - the 
         c_ver[j] += 1
         push(heap, (now + c_rem[j], next_seq(), _COMPLETE, j, c_ver[j]))
 
-    def heads(c: int) -> tuple[float, float]:
-        """(best key, oldest arrival) over a class's queue heads."""
-        best, oldest = INF, INF
-        for q in class_qs[c]:
-            dq = queues[q]
-            if dq:
-                h = dq[0]
-                if key[h] < best:
-                    best = key[h]
-                if arr[h] < oldest:
-                    oldest = arr[h]
-        return best, oldest
-
-    def pop_batch(c: int, m: int) -> list[int]:
-        qs = class_qs[c]
-        if len(qs) == 1:
-            dq = queues[qs[0]]
-            members = [dq.popleft() for _ in range(m)]
-        else:  # merge the class's queues in key order
-            members = []
-            for _ in range(m):
-                bq, bk = None, INF
-                for q in qs:
-                    dq = queues[q]
-                    if dq and key[dq[0]] < bk:
-                        bq, bk = dq, key[dq[0]]
-                members.append(bq.popleft())
-        class_n[c] -= m
-        if online:
-            discipline.served(key[members[-1]])
-        return members
-
     def purge(now: float) -> None:
         """Reject requests that have waited longer than the timeout."""
         nonlocal waiting
@@ -319,8 +261,7 @@ def run_events(e: Engine, free: bool = True) -> RunColumns:  # noqa: C901 - the 
                         class_n[c] -= 1
                         waiting -= 1
                 if holds[c] and not class_n[c] and not sealed_q[c]:  # nobody left to wait for the weights
-                    holds[c], parked_s[c] = False, 0.0
-                    residency.release(class_model[c])
+                    weights.drop_hold(c)
 
     def dispatch(now: float) -> None:
         """Start batches on idle cores while some class is ready."""
@@ -349,7 +290,7 @@ def run_events(e: Engine, free: bool = True) -> RunColumns:  # noqa: C901 - the 
                     elif hk < best_key:
                         best, best_key, best_m = c, hk, m
                 if best >= 0:
-                    if defer and park(best, now):
+                    if defer and weights.park(best, now):
                         break  # look again: the core is still idle
                     if sealed:
                         members, t_seal = sealed_q[best].popleft()
@@ -360,67 +301,10 @@ def run_events(e: Engine, free: bool = True) -> RunColumns:  # noqa: C901 - the 
             else:
                 return
 
-    def park(c: int, now: float) -> bool:
-        """load_then_dispatch: unless class ``c``'s weights are in, start their load (or join the one in
-        flight) and leave the class queued until they are; True when it was parked."""
-        m = class_model[c]
-        if residency.usable(m, now):
-            return False
-        if m in residency.resident:  # another class's load in flight
-            ready = residency.ready_at[m]
-        else:
-            ready = residency.load(m, now)
-            push(heap, (ready, next_seq(), _LOADED, m, 0))
-        if ready <= now:  # nothing to copy and the link free
-            return False
-        if not holds[c]:
-            holds[c] = True
-            residency.hold(m)
-        park_until[c] = ready
-        parked_s[c] += ready - now
-        park_cum[c] += ready - now
-        return True
-
-    def seal(c: int, now: float) -> None:
-        """Static batching: close the forming batch of class ``c`` if full or late."""
-        w = class_n[c]
-        if not w:
-            return
-        _, oldest = heads(c)
-        m = take(w, oldest, now)
-        if m:
-            sealed_q[c].append((pop_batch(c, m), now))
-            if class_n[c]:
-                seal(c, now)
-        elif timer_at[c] != deadline(oldest):
-            timer_at[c] = deadline(oldest)
-            push(heap, (timer_at[c], next_seq(), _TIMER, c, 0))
-
-    track = not placement.conserving
-    blocked = [False] * n_cls
-    blocked_since = [0.0] * n_cls
-    block_cum = [0.0] * n_cls
-    block_t: list[list[float]] = [[0.0] for _ in range(n_cls)]
-    block_v: list[list[float]] = [[0.0] for _ in range(n_cls)]
-
-    def track_blocked(now: float) -> None:
-        """A ready class with an idle core it may not use is blocked by placement."""
-        any_idle = bool(idle)
-        for c in range(n_cls):
-            if sealed:
-                ready = bool(sealed_q[c])
-            else:
-                ready = class_n[c] > 0 and any_idle and take(class_n[c], heads(c)[1], now) > 0
-            ready = ready and park_until[c] <= now  # a class waiting for its weights is not blocked by placement
-            b = ready and any_idle
-            if b != blocked[c]:
-                if b:
-                    blocked_since[c] = now
-                else:
-                    block_cum[c] += now - blocked_since[c]
-                blocked[c] = b
-                block_t[c].append(now)
-                block_v[c].append(block_cum[c])
+    # a non-conserving placement: time each class is ready with an idle core it may not use
+    blocking = BlockedTracker(n_cls, sealed, sealed_q, class_n, park_until, idle, take, heads) \
+        if not placement.conserving else None
+    track_blocked = blocking.track if blocking is not None else None
 
     i = 0
     now = 0.0
@@ -481,7 +365,7 @@ def run_events(e: Engine, free: bool = True) -> RunColumns:  # noqa: C901 - the 
             queues[q].append(r)
             c = q_class[q]
             if defer:  # the class's waits for weights so far (one may be under way)
-                weights_wait[r] = park_cum[c] - (park_until[c] - now if park_until[c] > now else 0.0)
+                weights.arrive(r, c, now)
             class_n[c] += 1
             waiting += 1
             if sealed:
@@ -500,17 +384,12 @@ def run_events(e: Engine, free: bool = True) -> RunColumns:  # noqa: C901 - the 
                         push(heap, (timer_at[c], next_seq(), _TIMER, c, 0))
         else:
             break
-        if track:
+        if track_blocked is not None:
             track_blocked(now)
-    if track:  # close the curves of classes still blocked at the end
-        for c in range(n_cls):
-            if blocked[c]:
-                block_t[c].append(now)
-                block_v[c].append(block_cum[c] + now - blocked_since[c])
     return RunColumns(
         nbatch=nbatch, b_core=b_core, b_class=b_class, b_size=b_size, b_key=b_key, b_start=b_start, b_end=b_end,
         b_disp=b_disp if sealed else None, req_batch=req_batch, outcome=outcome, rejected_at=rejected_at,
-        factor_chunks=factor_chunks, b_extra=b_extra, b_reload=b_reload, b_copy=b_copy,
-        busy_s=busy_s, residency=residency, block_curves=list(zip(block_t, block_v, strict=True)) if track else None,
-        weights_wait=weights_wait)
+        factor_chunks=factor_chunks, b_extra=b_extra, b_reload=weights.b_reload, b_copy=weights.b_copy,
+        busy_s=busy_s, residency=residency, block_curves=blocking.curves(now) if blocking is not None else None,
+        weights_wait=weights.weights_wait)
 
