@@ -2,8 +2,9 @@
 
 Each (stream, bucket) queue is a slice of one flat array (``qbuf``), its requests in arrival
 order between a head and a tail pointer; a batch class is a list of queues (``csr``). The
-functions mirror ``heads``, ``pop_batch``, ``purge``, ``seal`` and ``track_blocked`` of
-:mod:`workbench.runtime.loop` line for line. A pop is split in two: :func:`peek_batch`
+functions mirror the readable loop line for line: ``heads``, ``pop_batch`` and ``seal`` of
+:mod:`workbench.runtime.loop_queues`, ``purge`` of :mod:`workbench.runtime.loop` and ``track`` of
+:mod:`workbench.runtime.loop_blocked`. A pop is split in two: :func:`peek_batch`
 finds the members (into the scratch ``scr``) without touching the queues, and
 :func:`commit_batch` takes them off, so a batch whose cost is not known yet can be
 left where it was. Layout names in :mod:`.layout`.
