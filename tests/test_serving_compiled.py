@@ -107,3 +107,23 @@ def test_an_unknown_loop_is_refused():
     with pytest.raises(ValueError, match="loop"):
         tiny = ServingRun((Tenant("c", 1.0, LengthLaw(10, 0.0, 20), LengthLaw(5, 0.0, 10)),), requests=5)
         simulate_tokens(tiny, loop="gpu")
+
+
+def test_a_sequence_swapped_out_while_prefilling_gets_its_whole_prompt_back():
+    """Found by hypothesis: a prompt preempted (swap) in the middle of its chunked prefill came back with
+    blocks for its cached tokens only, and its next chunk ran past its blocks. Both loops, equal."""
+    run = ServingRun(
+        tenants=(Tenant("t0", 40.0, LengthLaw(600.0, 0.0, 600), LengthLaw(5.0, 0.0, 300)),
+                 Tenant("t1", 40.0, LengthLaw(150.0, 0.0, 600), LengthLaw(60.0, 0.0, 300)),
+                 Tenant("t2", 5.0, LengthLaw(20.0, 0.0, 600), LengthLaw(5.0, 0.0, 300))),
+        requests=27, seed=0,
+        scheduler=SchedulerConfig(max_num_batched_tokens=256, max_num_seqs=4, policy="fcfs",
+                                  batching="continuous", chunked_prefill=True),
+        kv=KVConfig(block_size=8, blocks=120, watermark=0.0, preemption="swap", swap_bandwidth_bytes_per_s=32e9),
+        model=Decoder(layers=4, d_model=512, heads=4, d_ff=2048),
+        hardware=Hardware(cores=1),
+        buckets=TokenBuckets(sizes=(), out_of_envelope="fallback", generic_slowdown=1.5, recompile_pause_s=0.01,
+                             recompile_limit=0, fusion="none"))
+    a, b = simulate_tokens(run, loop="python"), simulate_tokens(run, loop="compiled")
+    assert int(a.preemptions.sum()) > 0
+    assert not differences(a, b)

@@ -199,7 +199,7 @@ def _swap_ins(pi, pf, si, sf, q, run, swap, dec, pre, chunked):
         if si[S_BSEQ] < 1 or si[S_BTOK] < 1:
             return
         ready = q[Q_CACHED, i] >= q[Q_TARGET, i]
-        need = q[Q_CACHED, i] + (1 if ready else 0)
+        need = q[Q_CACHED, i] + 1 if ready else q[Q_TARGET, i]  # a prefill needs its whole target, as at admission
         if not _grow(pi, si, q, i, max(need, 1)):
             return
         sf[T_SWAP_BYTES] += q[Q_HELD, i] * pf[F_BLOCK_BYTES]

@@ -98,7 +98,9 @@ class ServingState:
 
     def swap_in(self, i: int) -> bool:
         """Bring swapped sequence ``i`` back if its blocks (and one more token) fit; False leaves it swapped."""
-        need = self.cached[i] + (1 if self.phase_after_swap(i) == DECODE else 0)
+        # a decode needs its cached tokens and one more; a sequence preempted while prefilling needs its whole
+        # prompt target again, as at admission (its next chunks are written into those blocks)
+        need = self.cached[i] + 1 if self.phase_after_swap(i) == DECODE else self.target[i]
         if not self.grow(i, max(need, 1)):
             return False
         self.swap_bytes += self.pool.held.get(i, 0) * self.block_bytes
