@@ -146,8 +146,6 @@ def fix_words(drill: Drill) -> frozenset[str]:
     return frozenset(w.rstrip("s") for w in words if w not in FIX_STOP and w.rstrip("s") not in FIX_STOP)
 
 
-
-
 def _names(n: str, words: frozenset[str]) -> bool:
     return any(w.rstrip("s") in words for w in re.findall(r"[a-z][a-z0-9_'-]*", n))
 
