@@ -27,6 +27,11 @@ ROLLBACKS = [
     ("Try it on a slice of traffic and go back to the old settings if the tail ends up worse than before.", True),
     ("I wouldn't turn the new placement back on until the per-core p99 is inside its SLO on a canary.", True),
     ("Strict priority stays off for surges until a surge-rate load test passes both SLOs.", True),
+    ("Revert to WFQ; don't re-enable strict priority until a same-seed run shows both SLOs met.", True),
+    ("Go back to fallback now; recompile-on-miss comes back only when a replay of a day's shapes shows no compiles.",
+     True),
+    # a condition ends at a colon: 'if I'm on call, I own the revert:' is no condition on the revert
+    ("If I'm the on-call, I own the revert: max_delay back to 2 ms and max_batch back to 16.", False),
     ("Roll back now.", False),
     ("We can always roll back.", False),
     ("Roll back if needed.", False),
@@ -162,6 +167,17 @@ FIXES = [
     ("static-placement-imbalance", "Any core was idle while one ran at 92%.", False),
     # the ground truth's rollback is not the fix: flipping recompile-on-miss back to fallback
     ("recompile-storm", "Flip out_of_envelope back to fallback right away.", False),
+    # an 'Owner:' line may carry the fix; a 'Fix:' line of actions is no keyword list, a list of bare terms is
+    ("compiler-runtime-mapping", "Owner: the compiler team adds a 1024 and a 2048 bucket.", True),
+    ("compiler-runtime-mapping", "Fix: rebucket from the observed length histogram, +1024 +2048, recompile.", True),
+    ("compiler-runtime-mapping", "Fix: rebucket, recompile, 1024, 2048.", False),
+    # a condition belongs to the nearer way back, and one that opens a new clause to what follows it
+    ("fairness-starvation", "Put strict priority on a kill switch and flip it off if batch p99 passes 500 ms, then go "
+                            "back to weighted fair queueing.", True),
+    ("fusion-memory-bursts", "Switch back to the elementwise fusion level, and we turn aggressive fusion on again "
+                             "once a production-load test shows no p95 regression.", True),
+    # naming the fix is not proposing it: 'weighted' in 'weighted fair queueing' is no action
+    ("fairness-starvation", "Weighted fair queueing was the scheduler we had before.", False),
 ]
 
 

@@ -55,7 +55,7 @@ from workbench.grading.lexicon import (
     VAGUE_WORSE,
     WAY_BACK,
 )
-from workbench.grading.text import asserted, bare_run, content_words, find, has, negated, phrase, quote
+from workbench.grading.text import asserted, bare_run, content_words, find, has, links, negated, phrase, quote
 
 
 @dataclass(frozen=True)
@@ -133,7 +133,7 @@ def artifact(segs: list[str], norms: list[str], drill: Drill, stuffed: bool) -> 
 
 
 _ACTION = re.compile(r"(?<![a-z])(?:" + "|".join(re.escape(a) for a in sorted(ACTIONS, key=len, reverse=True))
-                     + r")\w{0,4}(?![a-z])")
+                     + r")(?:e?s|e?d|ing|[bdgmnpt](?:ed|ing))?(?![a-z])")  # a verb's forms, not 'scheduler'
 
 
 _TO_PROVE = re.compile(r"(?<![a-z])(?:to|and|then) (?:show|prove|confirm|measure|compare|replay|rerun|re-run|watch|"
@@ -161,26 +161,32 @@ def _acts_on(n: str, words: frozenset[str]) -> bool:
     return False
 
 
+_NEW_CLAUSE = re.compile(r",? and (?:then )?(?:we|i|they|you) |; |(?:,|;) ?(?:and|but|then) ?$")  # a new clause
+
+
 def _tied_way_backs(n: str) -> list[tuple[int, int]]:
     """Spans of the ways back tied to a condition ('revert to WFQ if batch p99 breaches', 'ship on a canary and
-    revert if it is worse'), each with its condition: what counts as a rollback, and so never as the fix. A
-    condition belongs to the nearest way back: in 'switch back to WFQ behind a flag and flip it back if batch p99
-    breaches' the first way back is the fix and only the second is tied."""
+    revert if it is worse'), each with its condition: what counts as a rollback, and so never as the fix.
+
+    A condition belongs to one way back, the nearer of its neighbours (the one before it on a tie): in 'switch
+    back to WFQ behind a flag and flip it back if batch p99 breaches' the first way back is the fix and only the
+    second is tied; in 'flip it off if p99 passes 500 ms, then go back to sharing by weight' the second is the fix.
+    A condition that opens a new clause ('..., and if interactive needs more, add a guard'; '..., and we turn it
+    on again once the test passes') is not the way back's before it."""
     backs = [(m.start(), m.end()) for m in WAY_BACK.finditer(n)]
-    conds = [(m.start(), m.end()) for m in CONDITION.finditer(n)]
-    spans = []
+    spans, claimed = [], set()
+    for m in CONDITION.finditer(n):
+        c, d = m.start(), m.end()
+        over = [w for w in backs if w[0] < d and c < w[1]]  # a way back inside the condition's own words
+        left = [w for w in backs if w[1] <= c and c - w[1] <= 160 and not _NEW_CLAUSE.search(n[w[1]:c])]
+        right = [w for w in backs if w[0] >= d and w[0] - d <= 160]
+        gaps = [(c - w[1], 0, w) for w in left[-1:]] + [(w[0] - d, 1, w) for w in right[:1]]
+        for w in over[:1] or [min(gaps)[2] for _ in gaps[:1]]:
+            spans.append((min(w[0], c), max(w[1], d)))
+            claimed.add(w)
     for a, b in backs:
-        for c, d in conds:
-            if c > b + 160 or d < a - 160:
-                continue
-            lo, hi = (b, c) if c >= b else (d, a)
-            if not any(lo <= x < hi for x, _ in backs):  # no other way back between this one and the condition
-                spans.append((min(a, c), max(b, d)))
-                break
-        else:
-            window = n[max(0, a - 160):b + 160]
-            if VAGUE_WORSE.search(window) and TRIAL.search(n):
-                spans.append((a, b))
+        if (a, b) not in claimed and VAGUE_WORSE.search(n[max(0, a - 160):b + 160]) and TRIAL.search(n):
+            spans.append((a, b))
     return spans
 
 
@@ -201,9 +207,20 @@ def _without_rollbacks(n: str, reach: int = REACH) -> str:
     return n
 
 
+def _fix_line(n: str, words: frozenset[str]) -> bool:
+    """A 'Fix:' line whose terms are actions, one of them a phrase of three words or more on the fix words ('fix:
+    rebucket from the observed histogram, +1024 +2048, recompile'), not a list ('Fix: rebucket, recompile, 1024')."""
+    if not FIX_LABEL.match(n) or "/" in n:
+        return False
+    body = re.sub(r"^\s*[a-z /&]{1,30}:\s", " ", n)
+    return bool(_ACTION.search(body)) and any(content_words(i) >= 3 and _names(i, words) for i in links(body))
+
+
 def fix_sentence(s: str, n: str, drill: Drill, words: frozenset[str]) -> bool:
     """Does this one sentence propose a bounded fix on the drill's fix vocabulary (the rule, sentence by sentence)?"""
-    if bare_run(n) or ROLLBACK_LABEL.match(n) or OTHER_LABEL.match(n) or (PROOF.search(n) and not FIX_MARKER.search(n)):
+    if ROLLBACK_LABEL.match(n) or OTHER_LABEL.match(n) or (PROOF.search(n) and not FIX_MARKER.search(n)):
+        return False
+    if bare_run(n) and not _fix_line(n, words):
         return False
     if _tied_way_back(n):  # the conditional way back is the rollback's; what else the sentence proposes may be the fix
         n = _without_rollbacks(n)
@@ -215,8 +232,13 @@ def fix_sentence(s: str, n: str, drill: Drill, words: frozenset[str]) -> bool:
         return True  # "fix: max_delay back to 2 ms", "fix: least-loaded dispatch"
     term = has(body, terms)
     if term and not negated(body, term):
-        at = phrase(term).search(body).start()
-        near = body[max(0, at - 60):at + 60]  # an action on the fix itself, not a proof that mentions it
+        m = phrase(term).search(body)
+        at = m.start()
+        # an action on the fix itself, not a proof that mentions it; the term's own words are no action ('weighted
+        # fair queueing' names the fix, it does not propose it)
+        first = term.strip().lower().split(" ")[0]
+        verb = first in ACTIONS  # a term that is itself an action ('add buckets', 'recompile'), unlike 'weighted ...'
+        near = body[max(0, at - 60):at + 60] if verb else body[max(0, at - 60):at] + " | " + body[m.end():at + 60]
         if (_ACTION.search(near) or FIX_MARKER.search(near)) and not (
                 NOT_A_FIX.search(body[max(0, at - 60):at]) or _TO_PROVE.search(body[at:at + 40])):
             return True

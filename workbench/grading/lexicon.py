@@ -33,7 +33,7 @@ ACTIONS = ("fix", "add", "lower", "raise", "switch", "move", "cap", "set", "use"
            "limit", "bound", "shorten", "halve", "double", "give", "assign", "route", "place", "partition", "shard",
            "prefetch", "preload", "warm", "precompile", "unfuse", "fuse", "calibrate", "retune", "tune", "make",
            "ship", "cut", "trim", "bump", "grow", "shrink", "allocate", "reserve", "evict", "schedule", "weight",
-           "put", "run", "let", "stop", "go with", "move to", "return to", "restore", "quantise", "quantize")
+           "put", "run", "let", "stop", "go with", "move to", "return to", "restore", "quantise", "quantize", "try")
 WAY_BACK = re.compile(r"(?<![a-z])(?:roll(?:s|ed|ing)?[ -]?back|rollback|revert\w*|auto-?revert\w*|"
                       r"(?:switch|flip|go|move|swap|fall|cut|change|put|route|send|shift|bring|drain|dial|scale)"
                       r"(?:\w*) (?:\w+ ){0,5}back|back to|back out|undo|"
@@ -54,7 +54,8 @@ _OBJECT = (r"(?:regress\w*|breach\w*|exceed\w*|spike\w*|degrad\w*|violat\w*|slos
            r"" + _CMP + r" (?:\w+ ){0,3}?(?:\d|the (?:old|previous|baseline|slo|target|current|existing)|slo|target|"
            r"before|baseline|it was|today))")
 CONDITION = re.compile(r"(?<![a-z])(?:(?:(?:if|when|whenever|unless|once|upon|in case|the moment|as soon as|"
-                       r"until)(?![a-z])[^.;\n]{0,120}?|on (?:a |an |any |the )?(?:\w+ ){0,2}?)(?<![a-z])" + _OBJECT +
+                       r"until)(?![a-z])(?:(?!,? and (?:we|i|they|you|then) )[^.;:\n]){0,120}?|"  # no new clause
+                       r"on (?:a |an |any |the )?(?:\w+ ){0,2}?)(?<![a-z])" + _OBJECT +
                        r"(?![a-z])|(?:p\d{2}(?:\.\d)?|latency|[a-z]+ rate|reloads?|errors?|util\w*|preemptions?|"
                        r"evictions?|misses|fallbacks?|recompiles?|spills?|timeouts?|[a-z]+ (?:count|ratio|share))"
                        r"\s?(?:>=?|<=?|≥|≤|==)\s?\d|"
@@ -69,7 +70,7 @@ CONDITION = re.compile(r"(?<![a-z])(?:(?:(?:if|when|whenever|unless|once|upon|in
                        r"(?:is|are|gets?|goes|go|looks?|runs?|becomes?|ends? up|turns? out|comes? out)\s+(?:\w+\s+)?"
                        r"(?:worse|slower|stuck|higher|longer))")
 _RELEASE = (r"(?:ship\w*|release\w*|go out|go live|goes live|launch\w*|roll ?out|deploy\w*|migrat\w*|promot\w*|"
-            r"expand\w*|enabl\w*|merg\w*|widen\w*|go wider|sign(?:ed)? off|approv\w*|"
+            r"expand\w*|(?:re-?)?enabl\w*|comes? back|merg\w*|widen\w*|go wider|sign(?:ed)? off|approv\w*|"
             r"(?:turn|switch)\w* (?:[\w-]+ ){0,3}?(?:back )?on(?![a-z])|onboard\w*|"
             r"move\w*|switch\w*|cut over|flip\w*|let\w*|size\w*)")
 _VALIDATION = (r"(?:load[- ]test|canary|validat\w*|pass\w*|green|meets?|production|p\d\d|benchmark\w*|test\w*|"
@@ -82,7 +83,8 @@ GATE = re.compile(r"(?<![a-z])(?:(?:hold|block|gate|pause|freeze|delay)\w{0,3}(?
                   r"gated on|gate it on|"
                   r"stays? (?:held|off|gated|dark|at)|(?<![a-z])off (?:for|during|in) (?:\w+ ){0,3}?(?=until|unless)|"
                   r"keep [^.\n]{0,40}(?:off|serving|pinned|on the old|on the previous))"
-                  r"[^.\n]{0,160}?(?<![a-z])(?:until|unless|only if|only after|once|after|before|without)(?![a-z])"
+                  r"[^.\n]{0,160}?(?<![a-z])(?:until|unless|only if|only after|only when|once|after|before|without|"
+                  r"(?<=only )when)(?![a-z])"
                   r"[^.\n]{0,160}?" + _VALIDATION)
 # the condition first ("until the canary passes, the new plan stays held"); a release only with a validation
 GATE_FIRST = re.compile(r"(?<![a-z])(?:(?:until|unless|only (?:once|after|when|if))(?![a-z])[^.\n]{0,160}?"
@@ -106,7 +108,7 @@ HELD = re.compile(r"(?<![a-z])(?:if|unless|until)(?![a-z])[^.\n]{0,120}?(?:relea
 PROOF = re.compile(r"(?:^\s*(?:proof|prove|check|artifact|artefact|evidence|to prove it)\s*:|(?<![a-z])(?:same[- ]seed|"
                    r"replay\w*|side[- ]by[- ]side|versus|vs\.?|would (?:nail|show|prove|confirm)))(?![a-z])")
 # a sentence labelled as another element is not the fix ('Mechanism: ... puts the attention in one kernel')
-OTHER_LABEL = re.compile(r"^\s*(?:mechanism|root cause|cause|workload|symptom|owner|owners|ownership)\s*:")
+OTHER_LABEL = re.compile(r"^\s*(?:mechanism|root cause|cause|workload|symptom)\s*:")
 ROLLBACK_LABEL = re.compile(r"^\s*(?:rollback|roll back|roll-back|release|release decision|decision|revert plan)\s*:")
 GENERIC = {"the", "a", "an", "our", "some", "any", "whole", "this", "that", "my", "your", "every", "other", "entire",
            "same", "relevant", "appropriate", "responsible", "their", "his", "her", "clear", "named", "single",
