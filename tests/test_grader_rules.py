@@ -73,6 +73,17 @@ MECHANISMS = [
     ("compiler-runtime-mapping", "drift -> fallback -> slower -> queue -> p99", False),
     ("compiler-runtime-mapping", "Mechanism: drift, fallback, queueing, tail, p99, buckets.", False),
     ("fusion-memory-bursts", "The network is saturated, so batches take longer and p95 grows.", False),
+    # the evidence table's own name for the slow path ('bucket generic'), said back
+    ("compiler-runtime-mapping", "Sequences drifted past 512, so a fifth now land in the generic bucket, which is "
+     "several times slower, and requests queue behind those batches.", True),
+    # a verb of one thing stopping another links the chain as well as 'so' does
+    ("recompile-storm", "p99 is now a second: each new long shape is compiled on the spot and blocks the core "
+     "for two seconds, and every request behind it waits.", True),
+    # a first guess the answer turns from is no wrong class; the same guess kept is
+    ("static-placement-imbalance", "At first I thought it was the front-end, but then I saw one core at 92%: the "
+     "short bucket is pinned to that core, so its queue grows and short-request p99 doubles.", True),
+    ("static-placement-imbalance", "It is the front-end: one core is at 92% because the short bucket is pinned to "
+     "it, so its queue grows and short-request p99 doubles.", False),
 ]
 
 

@@ -11,7 +11,11 @@ import re
 CAUSAL = re.compile(r"(?<![a-z-])(?:because|so|therefore|thus|hence|since|as a result|leads?|leading|led|caus\w*|"
                     r"result\w*|driv\w*|push\w*|forc\w*|trigger\w*|mak\w*|means?|meaning|then|once|when(?:ever)?|"
                     r"if|until|which|why|due|inflat\w*|stretch\w*|blow\w*|blew|pil\w* up|backs? up|ends? up|"
-                    r"in turn|consequen\w*|explain\w*|turns? into|so that|->)(?![a-z])")
+                    r"in turn|consequen\w*|explain\w*|turns? into|so that|->|=>|cuz|coz|b/c|bc|"
+                    # verbs of one thing stopping another ('compiles on the spot and blocks the core')
+                    r"(?:block|stall|clog|hog|starv|choke|freeze)(?:s|es|ed|d|e|ing)?"
+                    r"(?= (?:the|a|an|every|all|other|its?|them|each|everything|everyone)(?![a-z]))|"
+                    r"eats?|eating|steal\w*|froze|(?:that|which|this) leaves|leaving)(?![a-z])")
 EVIDENCE_NOUNS = ("report", "breakdown", "trace", "replay", "histogram", "load test", "load-test", "benchmark",
                   "a/b", "ab test", "comparison", "compare", "cdf", "profile table", "table", "export", "experiment",
                   "repro", "rerun", "re-run", "plot", "curve", "sweep", "dump", "capture", "timeline", "perfetto",

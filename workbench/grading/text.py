@@ -105,10 +105,22 @@ _DISMISS_AFTER = re.compile(r"^[^.;]{0,30}?(?<![a-z])(?:is|was|can be|has been)?
                             r"would (?:look|show|appear|grow|have shown|have looked))")
 
 
+# a first guess the answer then turns from: 'at first I thought it was the front-end ... but then I looked at the cores'
+_FIRST_GUESS = re.compile(r"(?<![a-z])(?:(?:at first|first|initially|originally)[^.;]{0,12}(?:thought|thinking|"
+                          r"suspected|assumed|guess\w*)|my first (?:guess|thought)|i (?:first )?(?:thought|suspected|"
+                          r"assumed))(?![a-z])")
+_TURN = re.compile(r"(?<![a-z])(?:but|actually|however|turns out|turned out|instead)(?![a-z])")
+
+
 def asserted(text: str, term: str) -> bool:
-    """Does the text put ``term`` forward, somewhere, rather than only dismiss it ("not noise", "ruled out")?"""
+    """Does the text put ``term`` forward, somewhere, rather than only dismiss it ("not noise", "ruled out", a first
+    guess it then turns from)?"""
+    guesses = [(g.start(), t.start()) for g in _FIRST_GUESS.finditer(text)
+               for t in [_TURN.search(text, g.end(), g.end() + 300)] if t]
     for m in phrase(term).finditer(text):
         before, after = text[max(0, m.start() - 60):m.start()], text[m.end():m.end() + 40]
+        if any(a < m.start() < b for a, b in guesses):
+            continue
         if not (_NEG.search(before[-40:]) or _DISMISS_BEFORE.search(before) or _DISMISS_AFTER.search(after)):
             return True
     return False
