@@ -214,3 +214,13 @@ def test_a_counterfactual_dismisses_the_wrong_class():
     assert grade(D["memory-residency-eviction"], text).elements["mechanism"].present
     asserted = "It is a memory leak: three models reload weights, queues build and p99 spikes because memory fills."
     assert not grade(D["memory-residency-eviction"], asserted).elements["mechanism"].present
+
+
+def test_a_release_gate_is_the_rollback_not_the_artifact():
+    """'Hold the release until a load test passes' is a gate (rollback); the same load test offered as proof is the
+    artifact."""
+    drill = D["compiler-runtime-mapping"]
+    gate = grade(drill, "Hold the release until a load test at production shapes passes.")
+    assert gate.elements["rollback"].present and not gate.elements["artifact"].present
+    proof = grade(drill, "To prove it, run a load test at production shapes and split latency per bucket.")
+    assert proof.elements["artifact"].present

@@ -117,10 +117,18 @@ def mechanism(drill: Drill, segs: list[str], norms: list[str]) -> Element:
     return Element(False, "", hint, question)
 
 
+def _gate_only(n: str, noun: str) -> bool:
+    """Is every mention of the evidence noun inside a release gate ('hold the release until a load test passes')? A
+    gate is the rollback's; the artifact proves the mechanism."""
+    gates = [m.span() for g in (GATE, GATE_FIRST, HELD) for m in g.finditer(n)]
+    spots = [m.start() for m in phrase(noun).finditer(n)]
+    return bool(gates) and all(any(a <= x < b for a, b in gates) for x in spots)
+
+
 def artifact(segs: list[str], norms: list[str], drill: Drill, stuffed: bool) -> Element:
     for s, n in zip(segs, norms, strict=True):
         noun = has(n, EVIDENCE_NOUNS)
-        if not noun or (stuffed and bare_run(n)):
+        if not noun or (stuffed and bare_run(n)) or _gate_only(n, noun):
             continue
         rest = phrase(noun).sub(" ", n, count=1)  # something concrete besides the noun itself
         quals = [q for q in (*QUALIFIERS, *drill.rubric.artifact_terms) if noun not in q.lower()]
@@ -300,6 +308,7 @@ def rollback(segs: list[str], norms: list[str], stuffed: bool) -> Element:
 
 
 FIGURES = re.compile(r"\d(?:\.\d+)?\s?(?:ms|s|%)(?![a-z])|\d\s?(?:->|→|to)\s?~?\d")  # a measured change, with units
+WORD_CHAIN = re.compile(r"[a-z]\s*(?:->|→|=>)\s*[a-z]|[a-z] (?:so|then) [a-z]")  # terms chained, not figures: 'a so b'
 CONDITIONAL = re.compile(r"(?:if|unless|when|once|until|should)\W+(?:\w+\W+){0,3}$")
 
 
@@ -312,7 +321,8 @@ def workload(segs: list[str], norms: list[str], drill: Drill, stuffed: bool = Fa
         # the moved metric here (not a rollback's "if p99 goes above"); a comma run of figures ("p99 15 -> 1040 ms,
         # p95 5.7 -> 3.1") is data, not a run of bare terms, unless the whole answer is such runs
         m = near.search(n)
-        if not m or (bare_run(n) and (stuffed or not FIGURES.search(n))) or CONDITIONAL.search(n[:m.start()]):
+        if not m or (bare_run(n) and (stuffed or not FIGURES.search(n) or WORD_CHAIN.search(n))) or \
+                CONDITIONAL.search(n[:m.start()]):
             continue
         if named:
             return Element(True, quote(s), "")
