@@ -126,7 +126,7 @@ ROLES = re.compile(r"(?<![a-z])(?:on-?call|sre|sres|tech lead|tl|dri|engineering
                    r"staff engineer|architect|incident commander|capacity plann(?:er|ing lead|ing team)|"
                    r"product manager|pm)(?![a-z])")
 OWNER_NOUN = re.compile(r"([a-z][a-z/&-]{1,30})(?: ([a-z][a-z/&-]{1,30}))? (?:team|squad|org|on-?call|lead|"
-                        r"group|folks|engineers?|eng|sres?|owners?(?! (?:should|could|might|would|can|may)\b)|"
+                        r"group|folks|crew|engineers?|eng|sres?|owners?(?! (?:should|could|might|would|can|may)\b)|"
                         r"maintainers?)(?![a-z])")
 # "Owner: serving runtime", "owner - me": a labelled owner with at least two words, or the speaker
 OWNER_LABEL = re.compile(r"(?<![a-z])(?:owners?|owned by|who|dri|accountable)\s?[:=-]\s?(?:(?:me|myself|i)(?![a-z])|"
@@ -139,6 +139,7 @@ I_OWN = re.compile(r"(?<![a-z])(?:mine(?: to own)?(?= /|,|\.| and )|"
                    r"on the hook|responsible|the owner|the dri|sign off))")
 # a team named in a story is not an owner: the sentence must give it the work or the accountability
 OWNER_CUE = re.compile(r"(?<![a-z])(?:own\w*|ask\w*|decid\w*|theirs|accountab\w*|responsib\w*|driv\w*|"
+                       r"'s (?:call|job|decision)|the call|"
                        r"sign\w* off|sign-off|signs?|"
                        r"assign\w*|lead\w*|dri|on the hook|should|will|would|'ll|must|needs? to|has to|have to|"
                        r"to (?:do|make|ship|fix|handle|run|implement|change|build|own|land)|makes?|does|handles?|"
