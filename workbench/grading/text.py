@@ -96,13 +96,18 @@ def negated(text: str, term: str) -> bool:
 
 
 _DISMISS_BEFORE = re.compile(r"(?<![a-z])(?:mistaken for|mistake it for|rather than|instead of|rule[sd]? out|"
-                             r"ruling out|(?:within|inside|lost in)(?: the)?(?: [\w']+){0,2}|isn'?t|wasn'?t|not|no|"
+                             r"ruling out|(?:within|inside|lost in)(?: the)?(?: [\w']+){0,2}|which is|"
+                             r"(?:under|below)(?: the)?(?: [\w'-]+)? (?=$)|"  # 'up 2%, under dashboard noise'
+                             r"isn'?t|wasn'?t|not|no|"
                              r"nor|never|"
                              r"without|nothing to do with|unlike)(?![a-z])[^.;]{0,25}$")
 _DISMISS_AFTER = re.compile(r"^[^.;]{0,30}?(?<![a-z])(?:is|was|can be|has been)? ?(?:ruled out|excluded|not (?:it|the "
                             r"(?:cause|issue|problem))|isn'?t (?:it|the (?:cause|issue|problem))|"
                             # a counterfactual test of it: 'a leak would look different', '... would show steady growth'
-                            r"would (?:look|show|appear|grow|have shown|have looked))")
+                            r"would (?:look|show|appear|grow|have shown|have looked))|"
+                            # doubted in the same sentence: '... but I wouldn't bet on it', '... but I doubt it matters'
+                            r"^[^.;]{0,90}?(?<![a-z])(?:i doubt|i'?d doubt|i wouldn'?t bet|i would not bet|unlikely|"
+                            r"probably not)(?![a-z])")
 
 
 # a first guess the answer then turns from: 'at first I thought it was the front-end ... but then I looked at the cores'
@@ -118,7 +123,7 @@ def asserted(text: str, term: str) -> bool:
     guesses = [(g.start(), t.start()) for g in _FIRST_GUESS.finditer(text)
                for t in [_TURN.search(text, g.end(), g.end() + 300)] if t]
     for m in phrase(term).finditer(text):
-        before, after = text[max(0, m.start() - 60):m.start()], text[m.end():m.end() + 40]
+        before, after = text[max(0, m.start() - 60):m.start()], text[m.end():m.end() + 100]
         if any(a < m.start() < b for a, b in guesses):
             continue
         if not (_NEG.search(before[-40:]) or _DISMISS_BEFORE.search(before) or _DISMISS_AFTER.search(after)):
