@@ -30,6 +30,11 @@ ROLLBACKS = [
     ("Revert to WFQ; don't re-enable strict priority until a same-seed run shows both SLOs met.", True),
     ("Go back to fallback now; recompile-on-miss comes back only when a replay of a day's shapes shows no compiles.",
      True),
+    # British 'till', a release verb in its plain form ('revisit', 'change'), an old pool that 'stays live until'
+    ("Hold the release till a canary on real production shapes comes back clean.", True),
+    ("Keep the current plan and only revisit the new one once a replay of production shapes passes.", True),
+    ("The 64 GiB pool stays live until a 10% canary shows no reloads.", True),
+    ("The block's p99 roughly tripled once we went to production load.", False),
     # a condition ends at a colon: 'if I'm on call, I own the revert:' is no condition on the revert
     ("If I'm the on-call, I own the revert: max_delay back to 2 ms and max_batch back to 16.", False),
     ("Roll back now.", False),
@@ -46,6 +51,11 @@ def test_a_rollback_is_a_way_back_tied_to_a_condition_or_a_gate(text, present):
 
 
 OWNERS = [
+    # the team as the subject of the work, in any English
+    ("I suggest the ML compiler team adds more buckets.", True),
+    ("I'd have the ML compiler lads add a couple of long buckets.", True),
+    ("The ML compiler team will look at fusing the block to cut memory traffic.", True),
+    ("The memory split is the serving runtime team's call.", True),
     ("The envelope is wrong, which the compiler team should own since they set it.", True),
     ("Priya from runtime will drive the fix.", True),
     ("I'd own this end to end.", True),

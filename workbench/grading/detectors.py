@@ -215,6 +215,19 @@ def _without_rollbacks(n: str, reach: int = REACH) -> str:
     return n
 
 
+_FIX_NOUN = re.compile(r"(?<![a-z])(?:fix|fixes|solution|remedy|mitigation|to fix|instead|then|and then|after that|"
+                       r"meanwhile|ship|recommend)(?![a-z])")
+
+
+def _without_gates(n: str) -> str:
+    """The sentence with its release gates blanked ('... held back until p99 passes on a replay of prod traffic')."""
+    for g in (GATE, GATE_FIRST, HELD):
+        for m in list(g.finditer(n)):
+            end = re.compile(r"[.;]|$").search(n, m.end()).start()  # to the end of the gate's clause
+            n = n[:m.start()] + " " * (end - m.start()) + n[end:]
+    return n
+
+
 def _fix_line(n: str, words: frozenset[str]) -> bool:
     """A 'Fix:' line whose terms are actions, one of them a phrase of three words or more on the fix words ('fix:
     rebucket from the observed histogram, +1024 +2048, recompile'), not a list ('Fix: rebucket, recompile, 1024')."""
@@ -226,8 +239,10 @@ def _fix_line(n: str, words: frozenset[str]) -> bool:
 
 def fix_sentence(s: str, n: str, drill: Drill, words: frozenset[str]) -> bool:
     """Does this one sentence propose a bounded fix on the drill's fix vocabulary (the rule, sentence by sentence)?"""
-    if ROLLBACK_LABEL.match(n) or OTHER_LABEL.match(n) or (PROOF.search(n) and not FIX_MARKER.search(n)):
+    if ROLLBACK_LABEL.match(n) or OTHER_LABEL.match(n):
         return False
+    if PROOF.search(_without_gates(n)) and not _FIX_NOUN.search(n):
+        return False  # it proposes evidence ('I'd get a same-seed run of ...'), and names no fix
     if bare_run(n) and not _fix_line(n, words):
         return False
     if _tied_way_back(n):  # the conditional way back is the rollback's; what else the sentence proposes may be the fix
@@ -272,7 +287,8 @@ def _owner_in(s: str, n: str) -> bool:
     cue = OWNER_CUE.search(n) or content_words(n) <= 6  # a team named on its own line is an assignment
     for m in OWNER_NOUN.finditer(n):
         words = [w for w in m.groups() if w]
-        if cue and words and words[-1] not in GENERIC and words[0] not in ("someone", "somebody"):
+        acts = re.match(r" (?:(?!is |was |has |does )[a-z]+s|have) ", n[m.end():])  # the subject: 'the team adds'
+        if (cue or acts) and words and words[-1] not in GENERIC and words[0] not in ("someone", "somebody"):
             return True
     if OWNER_THAT.search(n):
         return True

@@ -10,7 +10,7 @@ import re
 
 CAUSAL = re.compile(r"(?<![a-z-])(?:because|so|therefore|thus|hence|since|as a result|leads?|leading|led|caus\w*|"
                     r"result\w*|driv\w*|push\w*|forc\w*|trigger\w*|mak\w*|means?|meaning|then|once|when(?:ever)?|"
-                    r"if|until|which|why|due|inflat\w*|stretch\w*|blow\w*|blew|pil\w* up|backs? up|ends? up|"
+                    r"if|until|till|which|why|due|inflat\w*|stretch\w*|blow\w*|blew|pil\w* up|backs? up|ends? up|"
                     r"in turn|consequen\w*|explain\w*|turns? into|so that|->|=>|cuz|coz|b/c|bc|"
                     # verbs of one thing stopping another ('compiles on the spot and blocks the core')
                     r"(?:block|stall|clog|hog|starv|choke|freeze)(?:s|es|ed|d|e|ing)?"
@@ -42,6 +42,7 @@ WAY_BACK = re.compile(r"(?<![a-z])(?:roll(?:s|ed|ing)?[ -]?back|rollback|revert\
                       r"(?:switch|flip|go|move|swap|fall|cut|change|put|route|send|shift|bring|drain|dial|scale)"
                       r"(?:\w*) (?:\w+ ){0,5}back|back to|back out|undo|"
                       r"(?:keep|restore|return to|pin|use|reinstate|re-enable|redeploy|switch to|flip to|move to|"
+                      r"stay on|stay with|stick with|"
                       r"route to|send to)\w{0,3} (?:the |our )?(?:old|previous|prior|last|pinned|current|baseline|"
                       r"known[- ]good)|kill[- ]?switch|(?:disable|turn off|flip off|switch off) (?:\w+ ){0,3}"
                       r"(?:flag|feature|change|it)|flag off|abort\w*|halt\w*|(?:be|is|gets?|got) pulled|"
@@ -58,7 +59,8 @@ _OBJECT = (r"(?:regress\w*|breach\w*|exceed\w*|spike\w*|degrad\w*|violat\w*|slos
            r"" + _CMP + r" (?:\w+ ){0,3}?(?:\d|the (?:old|previous|baseline|slo|target|current|existing)|slo|target|"
            r"before|baseline|it was|today))")
 CONDITION = re.compile(r"(?<![a-z])(?:(?:(?:if|when|whenever|unless|once|upon|in case|the moment|as soon as|"
-                       r"until)(?![a-z])(?:(?!,? and (?:we|i|they|you|then) )[^.;:\n]){0,120}?|"  # no new clause
+                       r"until|till|til)(?![a-z])"
+                       r"(?:(?!,? and (?:we|i|they|you|then) )[^.;:\n]){0,120}?|"  # no new clause
                        r"on (?:a |an |any |the )?(?:\w+ ){0,2}?)(?<![a-z])" + _OBJECT +
                        r"(?![a-z])|(?:p\d{2}(?:\.\d)?|latency|[a-z]+ rate|reloads?|errors?|util\w*|preemptions?|"
                        r"evictions?|misses|fallbacks?|recompiles?|spills?|timeouts?|[a-z]+ (?:count|ratio|share))"
@@ -76,22 +78,24 @@ CONDITION = re.compile(r"(?<![a-z])(?:(?:(?:if|when|whenever|unless|once|upon|in
 _RELEASE = (r"(?:ship\w*|release\w*|go out|go live|goes live|launch\w*|roll ?out|deploy\w*|migrat\w*|promot\w*|"
             r"expand\w*|(?:re-?)?enabl\w*|comes? back|merg\w*|widen\w*|go wider|sign(?:ed)? off|approv\w*|"
             r"(?:turn|switch)\w* (?:[\w-]+ ){0,3}?(?:back )?on(?![a-z])|onboard\w*|"
-            r"move\w*|switch\w*|cut over|flip\w*|let\w*|size\w*)")
+            r"move\w*|switch\w*|cut over|flip\w*|let\w*|size\w*|revisit\w*|reconsider\w*|resum\w*|chang\w*)")
 _VALIDATION = (r"(?:load[- ]test|canary|validat\w*|pass\w*|green|meets?|production|p\d\d|benchmark\w*|test\w*|"
                r"shows?|replay\w*|eval\w*|confirm\w*|proves?|verif\w*|under \d|below \d|traffic|target|slo|trial|"
                r"pilot|stays?|stayed|holds?|percentile|agree\w*)")
-GATE = re.compile(r"(?<![a-z])(?:(?:hold|block|gate|pause|freeze|delay)\w{0,3}(?: [\w-]+){1,5}?|on hold|"
+GATE = re.compile(r"(?<![a-z])(?:(?:hold|held|block|gate|pause|freeze|delay)\w{0,3}(?![\w'])(?: [\w-]+){0,5}?|on hold|"
                   r"(?:don'?t|do not|won'?t|will not|wouldn'?t|would not|shouldn'?t|should not|can'?t|cannot|"
                   r"mustn'?t|must not|not|never|no) (?:\w+ ){0,4}?" + _RELEASE + r"|"
                   + _RELEASE + r" only|only " + _RELEASE + r"|" + _RELEASE + r" nothing|no[- ]go|go/no-go|not before|"
                   r"gated on|gate it on|"
-                  r"stays? (?:held|off|gated|dark|at)|(?<![a-z])off (?:for|during|in) (?:\w+ ){0,3}?(?=until|unless)|"
+                  r"stays? (?:held|off|gated|dark|at|live|up|serving|on)|"
+                  r"(?<![a-z])off (?:for|during|in) (?:\w+ ){0,3}?(?=until|till|unless)|"
                   r"keep [^.\n]{0,40}(?:off|serving|pinned|on the old|on the previous))"
-                  r"[^.\n]{0,160}?(?<![a-z])(?:until|unless|only if|only after|only when|once|after|before|without|"
+                  r"[^.\n]{0,160}?(?<![a-z])(?:until|till|til|unless|only if|only after|only when|once|after|before|"
+                  r"without|"
                   r"(?<=only )when)(?![a-z])"
                   r"[^.\n]{0,160}?" + _VALIDATION)
 # the condition first ("until the canary passes, the new plan stays held"); a release only with a validation
-GATE_FIRST = re.compile(r"(?<![a-z])(?:(?:until|unless|only (?:once|after|when|if))(?![a-z])[^.\n]{0,160}?"
+GATE_FIRST = re.compile(r"(?<![a-z])(?:(?:until|till|unless|only (?:once|after|when|if))(?![a-z])[^.\n]{0,160}?"
                         + _VALIDATION + r"[^.\n]{0,120}?(?:stays? (?:held|off|gated|dark)|on hold|keeps? serving|"
                         r"(?:hold|block)\w*|"
                         r"(?:don'?t|do not|won'?t|not|never|no) (?:\w+ ){0,4}?" + _RELEASE + r")|" + _RELEASE +
@@ -103,7 +107,8 @@ TRIAL = re.compile(r"(?<![a-z])(?:canar\w*|small (?:share|slice|percent\w*|fract
 VAGUE_WORSE = re.compile(r"(?<![a-z])(?:if|when|once)\s+(?:it|things|this|that)(?:'?s| is| gets| looks| goes| runs)"
                          r"\s+(?:\w+\s+)?(?:worse|slower)")
 # the release held on a condition or a validation, said the other way round
-HELD = re.compile(r"(?<![a-z])(?:if|unless|until)(?![a-z])[^.\n]{0,120}?(?:release|rollout|launch|deploy\w*|ship\w*) "
+HELD = re.compile(r"(?<![a-z])(?:if|unless|until|till)(?![a-z])[^.\n]{0,120}?"
+                  r"(?:release|rollout|launch|deploy\w*|ship\w*) "
                   r"(?:waits|is held|gets held|is blocked|is paused|stays? (?:held|back))|"
                   r"(?<![a-z])(?:load[- ]test|canary|benchmark|replay|validation|trial)[^.\n]{0,100}?before "
                   r"(?:anything|it|this|we|the \w+|any \w+)\s+(?:\w+\s+){0,2}?(?:ships?|releases?|goes? (?:out|live)|"
@@ -126,7 +131,8 @@ ROLES = re.compile(r"(?<![a-z])(?:on-?call|sre|sres|tech lead|tl|dri|engineering
                    r"staff engineer|architect|incident commander|capacity plann(?:er|ing lead|ing team)|"
                    r"product manager|pm)(?![a-z])")
 OWNER_NOUN = re.compile(r"([a-z][a-z/&-]{1,30})(?: ([a-z][a-z/&-]{1,30}))? (?:team|squad|org|on-?call|lead|"
-                        r"group|folks|crew|engineers?|eng|sres?|owners?(?! (?:should|could|might|would|can|may)\b)|"
+                        r"group|folks|crew|lads|mob|engineers?|eng|sres?|"
+                        r"owners?(?! (?:should|could|might|would|can|may)\b)|"
                         r"maintainers?)(?![a-z])")
 # "Owner: serving runtime", "owner - me": a labelled owner with at least two words, or the speaker
 OWNER_LABEL = re.compile(r"(?<![a-z])(?:owners?|owned by|who|dri|accountable)\s?[:=-]\s?(?:(?:me|myself|i)(?![a-z])|"
@@ -139,11 +145,13 @@ I_OWN = re.compile(r"(?<![a-z])(?:mine(?: to own)?(?= /|,|\.| and )|"
                    r"on the hook|responsible|the owner|the dri|sign off))")
 # a team named in a story is not an owner: the sentence must give it the work or the accountability
 OWNER_CUE = re.compile(r"(?<![a-z])(?:own\w*|ask\w*|decid\w*|theirs|accountab\w*|responsib\w*|driv\w*|"
-                       r"'s (?:call|job|decision)|the call|"
+                       r"'s (?:call|job|decision)|the call|(?:is|are) for (?:the )?|"
+                       r"hand\w* (?:it |this |that )?(?:over )?to|"
                        r"sign\w* off|sign-off|signs?|"
                        r"assign\w*|lead\w*|dri|on the hook|should|will|would|'ll|must|needs? to|has to|have to|"
                        r"to (?:do|make|ship|fix|handle|run|implement|change|build|own|land)|makes?|does|handles?|"
-                       r"(?:have|get|ask|let) (?:the )?[a-z-]+ (?:[a-z-]+ )?team|"
+                       r"(?:have|get|ask|let) (?:the )?[a-z-]+ (?:[a-z-]+ )?(?:team|folks|lads|mob|crew|group|"
+                       r"engineers)|"
                        r"runs?|ships?|fix\w*|implements?|takes?|builds?|executes?|approves?|who|via|goes to|"
                        r"belongs? to|on it|page[ds]?)(?![a-z])|:")
 # "serving runtime owns the batcher": a subject that owns something (checked: not a core, a bucket or a pronoun)
@@ -158,7 +166,7 @@ NOT_SUBJECT = {"core", "bucket", "kernel", "stream", "model", "batch", "request"
                "they", "people", "team", "he", "she", "them", "requests", "cores", "buckets"}
 # advice to look, not an assignment: "the infra folks should look into it"
 LOOK_INTO = re.compile(r"(?:should|could|can|to|will|'ll|must) (?:\w+ )?(?:look|check|investigate|take a look|figure|"
-                       r"dig|poke)")
+                       r"dig|poke)(?! (?:at|into) [a-z]+ing )")  # 'will look at fusing the block' is a task
 NAMED = re.compile(r"\b[A-Z][a-z]{2,}\b(?: [A-Z][a-z]+)? ?(?:\(|,| from | on | in | at | who | owns| will| to own|"
                    r" is (?:accountable|on the hook|owning|driving)| signs| drives)")
 METRICS = ("p50", "p90", "p95", "p99", "tail", "latency", "throughput", "hit rate", "wait", "utilisation",
