@@ -3,9 +3,9 @@
 The corpus (``tests/grader_labels/``, see its README) holds answers from writers who never
 saw the grader; the rules were tuned on some writers and never read the others' answers.
 ``tests/benchmarks/grader_eval.py`` prints the per-writer (left-out) figures; this test keeps
-the figures on the whole corpus from falling below the issue's goals. Two elements outside
-the verdict, workload and fix, do not meet the 0.9 goal yet: their floors are today's
-figures, a regression guard that says so, not the goal. The final held-out set (``FINAL``), when
+the figures on the whole corpus from falling below the issue's goals. One element outside
+the verdict, workload, does not meet the 0.9 goal yet: its floor is today's figure, a
+regression guard that says so, not the goal. The final held-out set (``FINAL``), when
 it exists, is counted in the corpus's size but left out of the floors: a test that enforced it would make
 whoever fixes a failure tune on it (its one score is in the issue note and in
 ``grader_eval.py --final``).
@@ -21,7 +21,7 @@ from workbench.grading.evaluate import GOALS, evaluate, load_corpus
 
 LABELS = Path(__file__).parent / "grader_labels"
 FINAL = "S"  # the held-out writer of tests/benchmarks/grader_eval.py (R was scored once on 2026-12-04, fourth session)
-BELOW_GOAL = {"workload": 0.84, "fix": 0.87}  # whole corpus (1,270) 2026-12-04: 0.86 and 0.89; the goal is 0.9
+BELOW_GOAL = {"workload": 0.85}  # whole corpus less S (1,360) 2026-12-04: 0.86; the goal is 0.9 (fix now 0.90, held to it)
 
 
 def test_the_corpus_is_large_spread_and_labelled_consistently():
