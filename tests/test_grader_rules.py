@@ -101,6 +101,9 @@ MECHANISMS = [
      "them; there may be some thermal throttling too, but I doubt it matters here.", True),
     ("average-hides-tail", "The 2% of docs prompts miss every bucket and run the generic fallback, so p99 lands on "
      "them; mostly though it is thermal throttling on the cores.", False),
+    # an analogy from the writer's own field is no wrong class
+    ("fairness-starvation", "I've seen this in network QoS too. Here the cores are at 95%, strict priority always "
+     "serves interactive first, so batch only gets what is left over and its p99 doubles.", True),
 ]
 
 
@@ -241,3 +244,11 @@ def test_a_release_gate_is_the_rollback_not_the_artifact():
     assert gate.elements["rollback"].present and not gate.elements["artifact"].present
     proof = grade(drill, "To prove it, run a load test at production shapes and split latency per bucket.")
     assert proof.elements["artifact"].present
+
+
+def test_a_claim_with_a_comma_list_in_apposition_is_no_run_of_terms():
+    """'..., which is the untuned, unfused, bf16 path' qualifies a claim; 'fusion, SRAM, HBM, p95' is a list."""
+    from workbench.grading.text import bare_run
+    assert not bare_run(" 73% of the canary traffic is in the generic row, which is the untuned, unfused, bf16 path. ")
+    assert bare_run(" fusion, sram, spill, hbm, p95 ")
+    assert bare_run(" 73% of the canary traffic is in the generic row -> untuned -> unfused -> slow ")

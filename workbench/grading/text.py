@@ -20,6 +20,7 @@ _SLASHES = re.compile(r"(?<![a-z0-9])[a-z]{2,40}(?:/[a-z]{2,40}){2,}")  # 'drift
 _LONG = re.compile(r"\S{" + str(MAX_WORD + 1) + ",}")
 # connectors that join the links of a chain; what is between them is a link
 CONNECTORS = re.compile(r"\s(?:->|=>|so|then|thus|hence|therefore|and so|and then|which|causing|so that|/)\s|[,;]\s")
+_CHAINED = re.compile(r"\s(?:->|=>|so|then|thus|hence|therefore|and so|and then|causing|/)\s")  # not commas alone
 NEGATIONS = ("not", "no", "isn't", "isnt", "aren't", "wasn't", "won't", "wouldn't", "doesn't", "don't", "didn't",
              "never", "without", "rather than", "instead of", "rule out", "ruled out", "ruling out", "unlikely",
              "exclude", "excluded", "nothing to do with", "not the", "neither", "nor")
@@ -97,6 +98,8 @@ def negated(text: str, term: str) -> bool:
 
 _DISMISS_BEFORE = re.compile(r"(?<![a-z])(?:mistaken for|mistake it for|rather than|instead of|rule[sd]? out|"
                              r"ruling out|(?:within|inside|lost in)(?: the)?(?: [\w']+){0,2}|which is|"
+                             # an analogy from elsewhere: 'I've seen this in network QoS too', 'it reminds me of'
+                             r"seen (?:this|that|it) (?:in|with|at)|reminds? me of|similar(?:ly)? (?:to|in)|"
                              r"(?:under|below)(?: the)?(?: [\w'-]+)? (?=$)|"  # 'up 2%, under dashboard noise'
                              r"isn'?t|wasn'?t|not|no|"
                              r"nor|never|"
@@ -154,6 +157,9 @@ def bare_run(text: str) -> bool:
         return False
     short = sum(content_words(i) <= 2 for i in items) / len(items)
     claim = max(content_words(i) for i in items) >= 5  # one link that is a whole claim makes it an argument
+    if content_words(items[0]) >= 5 and re.search(r"\b(?:is|are|was|were|runs?|goes|go|takes?|has|have)\b", items[0]) \
+            and not _CHAINED.search(body):
+        return False  # a claim with a comma list in apposition: 'it runs the generic row, the untuned, unfused path'
     return short >= 0.75 or (short >= 0.6 and not claim)
 
 
