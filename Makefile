@@ -26,8 +26,10 @@ test: $(STAMP)  ## set up, then run every test: lint, unit, theory, properties, 
 
 FUZZ_EXAMPLES ?= 5000
 
-fuzz: $(STAMP)  ## the long fuzz: FUZZ_EXAMPLES (5000) mutated scenarios through the CLI; prints how many it tried
+fuzz: $(STAMP)  ## the long fuzz: FUZZ_EXAMPLES (5000) mutated scenarios through the CLI, then the property tests on fresh draws
 	WORKBENCH_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/python -m pytest -q -s -p no:cacheprovider tests/test_fuzz.py
+	WORKBENCH_HYPOTHESIS=explore $(BIN)/python -m pytest -q -p no:cacheprovider tests/test_compiled.py \
+		tests/test_properties.py tests/test_cost_table.py tests/test_serving_compiled.py
 
 notebooks: $(STAMP)  ## re-execute the notebooks and keep only the outputs nbval checks
 	$(BIN)/python tests/notebook_tools.py refresh

@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
+from hypothesis import settings
+
+# Property tests draw the same examples on every run of `make test` (the project's rule: same seed, same
+# result), so a failure in CI is a failure anyone can rerun; `make fuzz` draws new ones
+# (WORKBENCH_HYPOTHESIS=explore) to look for what the fixed draw misses.
+settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
+settings.register_profile("explore", derandomize=False, print_blob=True)
+settings.load_profile(os.environ.get("WORKBENCH_HYPOTHESIS", "ci"))
 
 
 @pytest.fixture
