@@ -133,8 +133,10 @@ class Plan:
 
     def spill_bytes(self, mapping: Mapping, batch: int, value: int) -> float:
         """Raw bytes a batch's kernels spill (written out and read back), as ``kernel_costs`` sums them."""
-        self.phases(mapping, batch, value)
-        return self._memo[("spill", id(mapping), batch, value)]
+        key = ("spill", id(mapping), batch, value)  # also written by the compiled loop (a cost book's commit)
+        if key not in self._memo:
+            self.phases(mapping, batch, value)
+        return self._memo[key]
 
     def mapping_time(self, mapping: Mapping, batch: int, value: int) -> tuple[float, float]:
         """(seconds, mean bandwidth demand) of a batch through ``mapping``, alone on the chip."""
@@ -233,6 +235,17 @@ class PlanRun:
             predicted = float("nan")  # no compile-time prediction for padded or generic runs
         return {"launches": float(len(mapping.kernels)), "spill_bytes": self.plan.spill_bytes(mapping, size, shape),
                 "predicted_s": predicted, "isolated_s": self.cost(bucket, size, value)[0]}
+
+    def cost_book(self, class_bucket: list[int], class_scale: list[float], keyval: np.ndarray):
+        """The tables the compiled event loop costs this run's batches from, per batch class (its bucket and
+        service scale) and shape key (:class:`~workbench.compiler.cost_book.CostBook`); None without the
+        compiled cost model."""
+        from workbench.compiler.cost_book import CostBook
+
+        try:
+            return CostBook(self, class_bucket, class_scale, keyval)
+        except LookupError:  # the plan costs in Python (numba switched off for it)
+            return None
 
     def _timed(self, bucket: int, value: int) -> tuple[Mapping, int, float]:
         """What a batch of a bucket id runs: the mapping, the shape it is timed at, a slowdown."""
