@@ -25,6 +25,7 @@ from workbench.compiler.fusion import Kernel
 from workbench.errors import ConfigError, check, check_non_negative, check_one_of
 from workbench.graph import Graph
 from workbench.hardware import Hardware
+from workbench.runtime.assembly import distinct
 from workbench.runtime.service import Classification
 from workbench.runtime.workload import Requests
 
@@ -320,12 +321,14 @@ def _classify(plan: Plan, requests: Requests) -> Classification:
     run = PlanRun(plan, [])
     policy = plan.options.out_of_envelope
     misses = np.flatnonzero(~hit)
-    for v in np.unique(values[misses]).tolist():  # reasons named by bound, like guard failures
+    missed, which = distinct(values[misses])  # through a dense table when the shapes are few (no sort)
+    codes = []
+    for v in missed.tolist():  # reasons named by bound, like guard failures; numbered as first met
         r = env.miss_reason(tuple(bounds), v)
         if r not in reasons:
             reasons.append(r)
-    reason_of = {v: reasons.index(env.miss_reason(tuple(bounds), v)) for v in np.unique(values[misses]).tolist()}
-    reason[misses] = [reason_of[v] for v in values[misses].tolist()]
+        codes.append(reasons.index(r))
+    reason[misses] = np.array(codes, dtype=np.int16)[which] if codes else -1
     if policy == "pad":
         above = idx[misses] < len(bounds)  # a bucket with a larger max exists: pad up to it
         bucket[misses[above]] = len(bounds) + idx[misses[above]]
