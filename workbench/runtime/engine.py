@@ -34,7 +34,6 @@ from workbench.runtime.assembly import (
 )
 from workbench.runtime.columns import RunColumns
 from workbench.runtime.fastpath import fast_path_applies, run_fifo
-from workbench.runtime.loop import run_events
 from workbench.runtime.policies import make_policies
 from workbench.runtime.residency import link_terms
 from workbench.runtime.service import AbstractLaw, ServiceModel
@@ -109,7 +108,11 @@ class Engine:
     def run(self) -> Trace:
         """Simulate every request to completion or rejection and return the trace."""
         loop = self.chosen_loop()
-        cols = (compiled.run_compiled if loop == "compiled" else run_fifo if loop == "fastpath" else run_events)(self)
+        if loop == "python":
+            from workbench.runtime.loop import run_events  # imported when a run takes it (start-up)
+
+            return self._trace(run_events(self))
+        cols = (compiled.run_compiled if loop == "compiled" else run_fifo)(self)
         return self._trace(cols)
 
     def _trace(self, v: RunColumns) -> Trace:

@@ -23,7 +23,6 @@ from workbench.runtime.assembly import dense_floats, distinct
 from workbench.runtime.columns import FACTOR_CHUNK, ResidencyCounts, RunColumns
 from workbench.runtime.compiled import layout as L
 from workbench.runtime.compiled.run import run_loop
-from workbench.runtime.loop import batch_cost
 from workbench.runtime.policies import DynamicBatching, Fifo, RoundRobin, StaticBatching, WeightedFair
 from workbench.runtime.residency import link_terms
 from workbench.runtime.trace import COMPLETED
@@ -167,6 +166,8 @@ class _Run:
 
     def add_cost(self) -> None:
         """Cost the batch the loop asked about (the reference loop's memoised ``batch_cost``)."""
+        from workbench.runtime.loop import batch_cost  # only runs not through a plan's cost book come here
+
         e, si = self.e, self.si
         c, size, top = int(si[L.MISS_C]), int(si[L.MISS_S]), int(si[L.MISS_K])
         slot, cmean, cph, ph = self.T[:4]
