@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 from helpers import plan_scenarios
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from workbench.pipeline import service_model
 from workbench.runtime.engine import Engine
@@ -82,3 +83,18 @@ def test_the_memo_the_loop_fills_holds_what_the_plan_computes():
         mapping = memo[("mapping", mid)]
         got = plan.mapping_time(mapping, batch, value) if kind == "time" else plan.spill_bytes(mapping, batch, value)
         assert got == v, (kind, batch, value)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(-1e6, 1e6, allow_nan=False) | st.sampled_from([0.1, 0.2, 0.3, 1e-17, -0.0]),
+                min_size=0, max_size=12))
+def test_cost_sums_add_floats_as_this_python_does(xs):
+    import sys
+
+    from workbench.runtime.compiled.costs import colsum
+
+    out = np.zeros((max(len(xs), 1), 4))
+    out[:len(xs), 2] = xs
+    got = colsum(out, 2, len(xs), sys.version_info >= (3, 12))
+    want = sum(x for x in xs)  # a generator, as Plan.mapping_time sums its phases
+    assert got == want and str(got) == str(float(want))
