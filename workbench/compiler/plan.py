@@ -16,6 +16,7 @@ from __future__ import annotations
 import importlib.util
 import math
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -28,6 +29,9 @@ from workbench.hardware import Hardware
 from workbench.runtime.assembly import distinct
 from workbench.runtime.service import Classification
 from workbench.runtime.workload import Requests
+
+if TYPE_CHECKING:
+    from workbench.compiler.cost_book import CostBook
 
 GENERIC_TILING = Tiling(64, "streamed")
 _NUMBA = importlib.util.find_spec("numba") is not None  # the compiled cost model is used when numba is installed
@@ -237,7 +241,7 @@ class PlanRun:
         return {"launches": float(len(mapping.kernels)), "spill_bytes": self.plan.spill_bytes(mapping, size, shape),
                 "predicted_s": predicted, "isolated_s": self.cost(bucket, size, value)[0]}
 
-    def cost_book(self, class_bucket: list[int], class_scale: list[float], keyval: np.ndarray):
+    def cost_book(self, class_bucket: list[int], class_scale: list[float], keyval: np.ndarray) -> CostBook | None:
         """The tables the compiled event loop costs this run's batches from, per batch class (its bucket and
         service scale) and shape key (:class:`~workbench.compiler.cost_book.CostBook`); None without the
         compiled cost model."""

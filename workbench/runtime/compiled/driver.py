@@ -118,10 +118,10 @@ class _Run:
         cap = n_acc + cores + len(sc.models) + 8  # timers <= accepted requests, live completions <= cores, loads
         # in flight <= models; stale ones compacted
         self.H = (np.zeros(cap, f8), np.zeros((2, cap), i8))
-        room = 256 if self.book is not None else 16  # costs (4 x that phases, 2 x that evaluations)
-        self.T = [np.full((n_cls, mb + 1, len(keyval)), -1, i4), np.zeros(room, f8), np.zeros((2, room), i8),
-                  np.zeros((2, 4 * room), f8), np.zeros((3, room), f8), np.zeros((3, 2 * room), i8),
-                  np.zeros((3, 2 * room), f8)]
+        nc = 256 if self.book is not None else 16  # room for costs (4 x that phases, 2 x that evaluations)
+        self.T = [np.full((n_cls, mb + 1, len(keyval)), -1, i4), np.zeros(nc, f8), np.zeros((2, nc), i8),
+                  np.zeros((2, 4 * nc), f8), np.zeros((3, nc), f8), np.zeros((3, 2 * nc), i8),
+                  np.zeros((3, 2 * nc), f8)]  # slot, cmean, cph, ph; cinfo, reci, recf (a cost book's)
         si, sf = np.zeros(L.N_SI, i8), np.zeros(L.N_SF + len(sc.models), f8)
         si[L.N_IDLE] = cores
         models = sc.models
