@@ -60,6 +60,17 @@ def test_builtin_plan_runs_never_leave_the_loop_for_a_cost(name, python_costs):
     assert python_costs == []
 
 
+def test_full_cost_tables_grow_and_the_run_goes_on(monkeypatch, python_costs):
+    from workbench.runtime.compiled import driver
+
+    monkeypatch.setattr(driver, "COST_ROOM", 1)  # full at once: costs, phases and evaluations grow many times
+    steps = []
+    original = driver._Run.grow_costs
+    monkeypatch.setattr(driver._Run, "grow_costs", lambda self: steps.append(1) or original(self))
+    assert_same_cold_runs(dataclasses.replace(load_scenario("shape_drift"), requests=3000))
+    assert len(steps) >= 5 and python_costs == []
+
+
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                   HealthCheck.function_scoped_fixture])
 @given(plan_scenarios(rates=(500.0, 8000.0), batching=("none", "dynamic", "static"),

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from workbench.runtime.engine import Engine
 
 i8, i4, f8 = np.int64, np.int32, np.float64
+COST_ROOM = 256  # batch costs a cost book's tables hold at first (doubled when full)
 
 
 class _Run:
@@ -118,7 +119,7 @@ class _Run:
         cap = n_acc + cores + len(sc.models) + 8  # timers <= accepted requests, live completions <= cores, loads
         # in flight <= models; stale ones compacted
         self.H = (np.zeros(cap, f8), np.zeros((2, cap), i8))
-        nc = 256 if self.book is not None else 16  # room for costs (4 x that phases, 2 x that evaluations)
+        nc = COST_ROOM if self.book is not None else 16  # room for costs (4 x that phases, 2 x that evaluations)
         self.T = [np.full((n_cls, mb + 1, len(keyval)), -1, i4), np.zeros(nc, f8), np.zeros((2, nc), i8),
                   np.zeros((2, 4 * nc), f8), np.zeros((3, nc), f8), np.zeros((3, 2 * nc), i8),
                   np.zeros((3, 2 * nc), f8)]  # slot, cmean, cph, ph; cinfo, reci, recf (a cost book's)
