@@ -104,14 +104,14 @@ def _ints(rows: list, width: int = 0) -> np.ndarray:
     return a.reshape(-1, width) if width else a
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _dims(ti, i, batch, value, out):
     for j in range(4):
         c = ti[i, j]
         out[j] = batch if c == BATCH else value if c == VALUE else c
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _prod(s, n):
     p = 1
     for j in range(n):
@@ -119,17 +119,22 @@ def _prod(s, n):
     return p
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _rows(s, ndim, per_head):
     rows = _prod(s, ndim - 1) if ndim > 1 else 1
     return rows // s[1] if per_head else rows
 
 
-@njit(cache=True)
-def _footprint(ti, tout, ki, ops, ops_in1, live, live_at, k, batch, value, naive, fixed, per_row):  # noqa: C901
-    """footprint() of kernel ``k``; fills ``fixed``/``per_row`` per op position, returns the scalars."""
-    s, s2 = np.empty(4, np.int64), np.empty(4, np.int64)
+@njit(cache=True, _nrt=False)
+def _footprint(ti, tout, ki, ops, ops_in1, live, live_at, k, batch, value, naive, fixed, per_row,  # noqa: C901
+               s, s2, tf, tr):
+    """footprint() of kernel ``k``; fills ``fixed``/``per_row`` per op position, returns the scalars.
+
+    ``s``, ``s2`` (int64, 4) and ``tf``, ``tr`` (float64, the kernel's tensors) are scratch.
+    """
     t0, t1 = ki[k, 0], ki[k, 1]
+    for i in range(t1 - t0):
+        tf[i], tr[i] = 0.0, 0.0
     _dims(ti, ki[k, 2], batch, value, s)
     tokens = _rows(s, ti[ki[k, 2], 4], ti[ki[k, 2], 7] == 1)
     seq = tokens
@@ -150,7 +155,6 @@ def _footprint(ti, tout, ki, ops, ops_in1, live, live_at, k, batch, value, naive
             flops += 2.0 * numel * s2[0] * s2[1] * s2[2]
     weight = stage = in_b = kv_b = 0.0
     out_b, heads, have_heads = 0, 1, False
-    tf, tr = np.zeros(t1 - t0), np.zeros(t1 - t0)
     for i in range(t0, t1):
         _dims(ti, i, batch, value, s)
         nd, item = ti[i, 4], ti[i, 5]
@@ -197,7 +201,7 @@ def _footprint(ti, tout, ki, ops, ops_in1, live, live_at, k, batch, value, naive
     return flops, tokens, heads, seq, in_b, kv_b, float(out_b), weight, stage
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _cost(fp, fixed, per_row, n_pos, tile, stationary, sram, bw, peak, launch, mma, fa, fb):
     """cost_tiled(): (seconds, memory seconds, bytes moved, working set, raw spill bytes) of one tiling."""
     flops, tokens, heads, seq, in_b, kv_b, out_b, weight, stage = fp
@@ -226,19 +230,36 @@ def mapping_costs(ti, tout, ki, ops, ops_in1, live, live_at, fit, batch, value, 
 
     A specialised kernel takes the cheapest candidate tiling (ties: the first, as ``min``
     keeps it); the generic fallback keeps its own. Calibration is ``a + b x seconds``
-    (``(0, 1)`` leaves the seconds as they are, bit for bit).
+    (``(0, 1)`` leaves the seconds as they are, bit for bit). Allocates its scratch, then
+    :func:`kernel_costs` does the work.
     """
-    n_pos_max = 1
+    n_pos, n_t = 1, 1
     for k in range(ki.shape[0]):
-        n_pos_max = max(n_pos_max, ki[k, 5] - ki[k, 4])
-    fixed, per_row = np.empty(n_pos_max), np.empty(n_pos_max)
-    for k in range(ki.shape[0]):
-        fp = _footprint(ti, tout, ki, ops, ops_in1, live, live_at, k, batch, value, naive, fixed, per_row)
+        n_pos, n_t = max(n_pos, ki[k, 5] - ki[k, 4]), max(n_t, ki[k, 1] - ki[k, 0])
+    scr_f = np.empty((4, max(n_pos, n_t)))
+    scr_i = np.empty((2, 4), np.int64)
+    kernel_costs(ti, tout, ki, ops, ops_in1, live, live_at, fit, 0, ki.shape[0], batch, value, naive, sram, bw,
+                 peak, launch, mma, tiles, scr_i, scr_f, out)
+
+
+@njit(cache=True, _nrt=False)
+def kernel_costs(ti, tout, ki, ops, ops_in1, live, live_at, fit, k0, k1, batch, value, naive, sram, bw, peak,
+                 launch, mma, tiles, scr_i, scr_f, out):
+    """:func:`mapping_costs` of kernels ``k0``..``k1`` (one mapping of concatenated tables) into ``out[k - k0]``.
+
+    Allocation-free (callable from the compiled event loop): ``scr_i`` int64 [2, 4] and ``scr_f``
+    float64 [4, n] (n >= the kernels' most tensors and most ops) are scratch.
+    """
+    fixed, per_row, tf, tr = scr_f[0], scr_f[1], scr_f[2], scr_f[3]
+    for k in range(k0, k1):
+        fp = _footprint(ti, tout, ki, ops, ops_in1, live, live_at, k, batch, value, naive, fixed, per_row,
+                        scr_i[0], scr_i[1], tf, tr)
         n_pos, tokens, weight = ki[k, 5] - ki[k, 4], fp[1], fp[7]
         fa, fb = fit[k, 0], fit[k, 1]
+        o = k - k0
         if ki[k, 8] == 0:
             c = _cost(fp, fixed, per_row, n_pos, ki[k, 6], ki[k, 7] == 1, sram, bw, peak, launch, mma, fa, fb)
-            out[k, 0], out[k, 1], out[k, 2] = c[0], c[1], c[4]
+            out[o, 0], out[o, 1], out[o, 2] = c[0], c[1], c[4]
             continue
         best_s, best_m, best_b, best_w, best_x = np.inf, 0.0, np.inf, np.inf, 0.0
         for t in tiles:
@@ -254,7 +275,7 @@ def mapping_costs(ti, tout, ki, ops, ops_in1, live, live_at, fit, batch, value, 
                     best_s, best_m, best_b, best_w, best_x = s, m, b, w, x
             if t >= tokens:
                 break
-        out[k, 0], out[k, 1], out[k, 2] = best_s, best_m, best_x
+        out[o, 0], out[o, 1], out[o, 2] = best_s, best_m, best_x
 
 
 TILES = np.array(TILE_CANDIDATES, dtype=np.int64)

@@ -85,7 +85,10 @@ def compile_plan(graph: Graph, hardware: Hardware, envelope: dict[str, list], op
     generic = Mapping(singles, (GENERIC_TILING,) * len(singles), specialised=False)
     compiled = tuple(CompiledBucket(b, m, c, p)
                      for b, m, c, p in zip(buckets, mappings, cores, predicted, strict=True))
-    plan = Plan(graph, hardware, opts, dim, compiled, generic, calibration)
+    # the predictions' costs are kept (the draft's memo: mappings flattened, times at opt); the generic
+    # mapping is flattened too, so a run's first batches find every mapping ready to cost
+    plan = Plan(graph, hardware, opts, dim, compiled, generic, calibration, _memo=draft._memo)
+    plan._flat(generic)
     # verify where the IR leaves the pipeline
     verify(plan.graph)
     if trace:

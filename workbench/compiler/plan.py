@@ -16,6 +16,7 @@ from __future__ import annotations
 import importlib.util
 import math
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -25,8 +26,12 @@ from workbench.compiler.fusion import Kernel
 from workbench.errors import ConfigError, check, check_non_negative, check_one_of
 from workbench.graph import Graph
 from workbench.hardware import Hardware
+from workbench.runtime.assembly import distinct
 from workbench.runtime.service import Classification
 from workbench.runtime.workload import Requests
+
+if TYPE_CHECKING:
+    from workbench.compiler.cost_book import CostBook
 
 GENERIC_TILING = Tiling(64, "streamed")
 _NUMBA = importlib.util.find_spec("numba") is not None  # the compiled cost model is used when numba is installed
@@ -133,8 +138,10 @@ class Plan:
 
     def spill_bytes(self, mapping: Mapping, batch: int, value: int) -> float:
         """Raw bytes a batch's kernels spill (written out and read back), as ``kernel_costs`` sums them."""
-        self.phases(mapping, batch, value)
-        return self._memo[("spill", id(mapping), batch, value)]
+        key = ("spill", id(mapping), batch, value)  # also written by the compiled loop (a cost book's commit)
+        if key not in self._memo:
+            self.phases(mapping, batch, value)
+        return self._memo[key]
 
     def mapping_time(self, mapping: Mapping, batch: int, value: int) -> tuple[float, float]:
         """(seconds, mean bandwidth demand) of a batch through ``mapping``, alone on the chip."""
@@ -234,6 +241,17 @@ class PlanRun:
         return {"launches": float(len(mapping.kernels)), "spill_bytes": self.plan.spill_bytes(mapping, size, shape),
                 "predicted_s": predicted, "isolated_s": self.cost(bucket, size, value)[0]}
 
+    def cost_book(self, class_bucket: list[int], class_scale: list[float], keyval: np.ndarray) -> CostBook | None:
+        """The tables the compiled event loop costs this run's batches from, per batch class (its bucket and
+        service scale) and shape key (:class:`~workbench.compiler.cost_book.CostBook`); None without the
+        compiled cost model."""
+        from workbench.compiler.cost_book import CostBook
+
+        try:
+            return CostBook(self, class_bucket, class_scale, keyval)
+        except LookupError:  # the plan costs in Python (numba switched off for it)
+            return None
+
     def _timed(self, bucket: int, value: int) -> tuple[Mapping, int, float]:
         """What a batch of a bucket id runs: the mapping, the shape it is timed at, a slowdown."""
         plan, (pad0, rec0, gen) = self.plan, self.ids()
@@ -307,12 +325,14 @@ def _classify(plan: Plan, requests: Requests) -> Classification:
     run = PlanRun(plan, [])
     policy = plan.options.out_of_envelope
     misses = np.flatnonzero(~hit)
-    for v in np.unique(values[misses]).tolist():  # reasons named by bound, like guard failures
+    missed, which = distinct(values[misses])  # through a dense table when the shapes are few (no sort)
+    codes = []
+    for v in missed.tolist():  # reasons named by bound, like guard failures; numbered as first met
         r = env.miss_reason(tuple(bounds), v)
         if r not in reasons:
             reasons.append(r)
-    reason_of = {v: reasons.index(env.miss_reason(tuple(bounds), v)) for v in np.unique(values[misses]).tolist()}
-    reason[misses] = [reason_of[v] for v in values[misses].tolist()]
+        codes.append(reasons.index(r))
+    reason[misses] = np.array(codes, dtype=np.int16)[which] if codes else -1
     if policy == "pad":
         above = idx[misses] < len(bounds)  # a bucket with a larger max exists: pad up to it
         bucket[misses[above]] = len(bounds) + idx[misses[above]]

@@ -49,3 +49,6 @@ class RunColumns:
     residency: Any = None  # the Residency object or ResidencyCounts, for its counters
     block_curves: list[tuple[list[float], list[float]]] | None = None  # per class: (t, cumulative blocked s)
     weights_wait: Any = None  # load_then_dispatch: per request, s it waited in the queue for its weights
+    # (class, size, shape key) arrays -> (isolated s, mean demand, fallback s) arrays, as the loop costed its
+    # batches (the compiled loop through a cost book); None: ask the classification's cost
+    batch_costs: Any = None

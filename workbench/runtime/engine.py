@@ -14,6 +14,8 @@ All state, the seeded generator included, lives on the engine object.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from workbench.config import Scenario
@@ -32,7 +34,6 @@ from workbench.runtime.assembly import (
 )
 from workbench.runtime.columns import RunColumns
 from workbench.runtime.fastpath import fast_path_applies, run_fifo
-from workbench.runtime.loop import run_events
 from workbench.runtime.policies import make_policies
 from workbench.runtime.residency import link_terms
 from workbench.runtime.service import AbstractLaw, ServiceModel
@@ -107,7 +108,11 @@ class Engine:
     def run(self) -> Trace:
         """Simulate every request to completion or rejection and return the trace."""
         loop = self.chosen_loop()
-        cols = (compiled.run_compiled if loop == "compiled" else run_fifo if loop == "fastpath" else run_events)(self)
+        if loop == "python":
+            from workbench.runtime.loop import run_events  # imported when a run takes it (start-up)
+
+            return self._trace(run_events(self))
+        cols = (compiled.run_compiled if loop == "compiled" else run_fifo)(self)
         return self._trace(cols)
 
     def _trace(self, v: RunColumns) -> Trace:
@@ -139,7 +144,8 @@ class Engine:
         b_key = np.zeros(nb, dtype=np.int64) if not keys.any() else owned(keys.astype(np.int64, copy=False))
         v.b_core = v.b_class = v.b_size = v.b_key = None
         del keys
-        scale, mean, mshare, fb, inverse = self._batch_costs(b_class, b_size, b_key)
+        scale, mean, mshare, fb, inverse = self._batch_costs(b_class, b_size, b_key, v.batch_costs)
+        v.batch_costs = None
         batch_bucket = table_column(self.class_bucket, b_class, np.int16)
         batch_model = table_column(self.class_model, b_class, np.int16)
         imbal = None
@@ -193,9 +199,12 @@ class Engine:
             labels=dict(self.classification.labels), service=self.classification, weights_wait=weights_wait,
         )
 
-    def _batch_costs(self, b_class: np.ndarray, b_size: np.ndarray,
-                     b_key: np.ndarray) -> tuple[np.ndarray, ...]:
-        """Per distinct (class, size, key): (scale, mean, memory share, fallback), and each batch's row."""
+    def _batch_costs(self, b_class: np.ndarray, b_size: np.ndarray, b_key: np.ndarray,
+                     costed: Callable | None = None) -> tuple[np.ndarray, ...]:
+        """Per distinct (class, size, key): (scale, mean, memory share, fallback), and each batch's row.
+
+        ``costed`` (the loop's own costs, as arrays) stands in for the classification's cost when given.
+        """
         width_s, width_k = int(b_size.max(initial=0)) + 1, int(b_key.max(initial=0)) + 1
         code = b_class.astype(np.int64)  # one code per (class, size, key): distinct costs are looked up once
         code *= width_s
@@ -206,6 +215,9 @@ class Engine:
         del code
         rows = np.stack([codes // (width_s * width_k), codes // width_k % width_s, codes % width_k])
         scales = [m.service_scale for m in self.scenario.models] or [1.0]
+        if costed is not None:
+            scale = np.array([scales[m] for m in self.class_model], dtype=np.float64).take(rows[0])
+            return scale, *costed(rows[0], rows[1], rows[2]), inverse
         table = np.array([(scales[self.class_model[c]], *self.classification.cost(self.class_bucket[c], s, k))
                           for c, s, k in rows.T.tolist()]).reshape(-1, 4)  # (scale, mean, memory share, fallback)
         scale, mean, mshare, fb = (np.ascontiguousarray(col) for col in table.T)

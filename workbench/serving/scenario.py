@@ -45,12 +45,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workbench.errors import ConfigError, check_one_of
 from workbench.limits import MAX_STREAMS, check_count
 from workbench.serving.config import Decoder, KVConfig, LengthLaw, SchedulerConfig, Tenant, TokenBuckets
-from workbench.serving.engine import ServingRun, check_run
+
+if TYPE_CHECKING:
+    from workbench.serving.engine import ServingRun
 
 MODES = ("request", "token")
 
@@ -90,6 +92,8 @@ def _length(t, name: str) -> LengthLaw:
 
 def parse_serving(data: dict[str, Any], source: str, hardware_of, table_of) -> ServingScenario:
     """A token-mode scenario from its parsed TOML (``hardware_of`` and ``table_of`` read the shared parts)."""
+    from workbench.serving.engine import ServingRun, check_run  # token runs only (start-up of the others)
+
     try:
         top = table_of(data, "")
         s = top.table("serving")

@@ -64,11 +64,13 @@ def drop_stale_cache() -> None:
     """Delete the on-disk machine code if any compiled module changed since it was built.
 
     numba checks a cached function against its own source file only, so an edit to a module
-    it calls would leave stale code in use; a digest of all the package's sources, kept
-    beside the cache, catches that.
+    it calls would leave stale code in use; a digest of all the package's sources (and of the
+    cost model's, which the loop calls), kept beside the cache, catches that.
     """
     here = Path(__file__).parent
-    drop_stale(sorted(here.glob("*.py")), here / "__pycache__", "sources.sha256", ("*",))
+    compiler = here.parent.parent / "compiler"  # the loop costs a plan's batches with the compiled cost model
+    drop_stale(sorted(here.glob("*.py")) + [compiler / "cost_table.py", compiler / "cost_book.py"],
+               here / "__pycache__", "sources.sha256", ("*",))
 
 
 def drop_stale(sources: list[Path], cache: Path, stamp_name: str, modules: tuple[str, ...]) -> None:

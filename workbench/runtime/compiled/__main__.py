@@ -32,6 +32,12 @@ def warm() -> float:
 
     plan = compile_plan(build("transformer_block", {"d_model": 64, "heads": 2}), Hardware(), {"seq": [16]})
     plan.phases(plan.buckets[0].mapping, 2, 16)  # the compiled cost model (workbench.compiler.cost_table)
+    from dataclasses import replace
+
+    from workbench.pipeline import run_scenario
+    from workbench.scenario import load_scenario
+
+    run_scenario(replace(load_scenario("shape_drift"), requests=200))  # batches costed in the loop (a cost book)
     from workbench.serving.config import LengthLaw, Tenant
     from workbench.serving.engine import ServingRun, simulate_tokens
 

@@ -3,8 +3,10 @@
 The numba loop (:mod:`.run`) leaves to Python only for what lives in Python: the service
 model's unit-mean factors (drawn in chunks from the engine's generator, the same sequence
 as the reference loop's), the cost and phases of a (class, size, shape key) seen for the
-first time (the same ``batch_cost`` the reference loop memoises), and more room for the
-placement-blocking curves. Everything else runs compiled. The result is the reference
+first time when the service model is not a compiled plan (the same ``batch_cost`` the
+reference loop memoises; a plan's batches are costed inside the loop from its cost book,
+:mod:`workbench.compiler.cost_book`), and more room for the placement-blocking curves or
+the cost tables. Everything else runs compiled. The result is the reference
 loop's :class:`~workbench.runtime.columns.RunColumns`, field for field.
 """
 
@@ -15,12 +17,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from workbench.compiler.cost_book import no_book
 from workbench.runtime.allocator import release_free_memory
 from workbench.runtime.assembly import dense_floats, distinct
 from workbench.runtime.columns import FACTOR_CHUNK, ResidencyCounts, RunColumns
 from workbench.runtime.compiled import layout as L
 from workbench.runtime.compiled.run import run_loop
-from workbench.runtime.loop import batch_cost
 from workbench.runtime.policies import DynamicBatching, Fifo, RoundRobin, StaticBatching, WeightedFair
 from workbench.runtime.residency import link_terms
 from workbench.runtime.trace import COMPLETED
@@ -29,6 +31,7 @@ if TYPE_CHECKING:
     from workbench.runtime.engine import Engine
 
 i8, i4, f8 = np.int64, np.int32, np.float64
+COST_ROOM = 256  # batch costs a cost book's tables hold at first (doubled when full)
 
 
 class _Run:
@@ -77,6 +80,13 @@ class _Run:
             rf[L.RF_KEY] = e.discipline.keys(req.stream, sc)
         keyval, krank = (distinct(np.asarray(cls.shape_key))  # no sort (nor copy) of the keys when few
                          if cls.shape_key is not None else (np.zeros(1, i8), np.zeros(n, i4)))
+        self.keyval = keyval.astype(i8, copy=False)
+        self.scales = [m.service_scale for m in sc.models] or [1.0]
+        plan_run = cls.info.get("run")  # a compiled plan's run: its batches are costed inside the loop
+        self.book = plan_run.cost_book(e.class_bucket, [self.scales[m] for m in e.class_model], self.keyval) \
+            if hasattr(plan_run, "cost_book") else None
+        pi[L.P_BOOK] = self.book is not None
+        self.W = self.book.tables if self.book is not None else no_book(self.keyval)
         ri4 = np.empty((5, n), i4)
         ri4[L.RI_Q], ri4[L.RI_STREAM], ri4[L.RI_KRANK] = qid, req.stream, krank.ravel()
         ri4[L.RI_BATCH], ri4[L.RI_OUT] = -1, COMPLETED
@@ -103,13 +113,16 @@ class _Run:
         ci[L.C_IDLE], ci[L.C_BATCH] = 1, -1
         cf = np.zeros((8, cores), f8)
         cf[L.K_RATE] = 1.0
-        self.C = [ci, cf, np.zeros((2, cores, 4), f8)]
+        phases = 4 if self.book is None else self.book.max_kernels + 3  # + a recompile pause, a wait for
+        # weights and a copy: a book's batches are costed in the loop, which cannot widen ``todo``
+        self.C = [ci, cf, np.zeros((2, cores, phases), f8)]
         cap = n_acc + cores + len(sc.models) + 8  # timers <= accepted requests, live completions <= cores, loads
         # in flight <= models; stale ones compacted
         self.H = (np.zeros(cap, f8), np.zeros((2, cap), i8))
-        self.T = [np.full((n_cls, mb + 1, len(keyval)), -1, i4), np.zeros(16, f8), np.zeros((2, 16), i8),
-                  np.zeros((2, 64), f8)]
-        self.keyval, self.n_cost, self.n_ph = keyval.astype(i8, copy=False), 0, 0
+        nc = COST_ROOM if self.book is not None else 16  # room for costs (4 x that phases, 2 x that evaluations)
+        self.T = [np.full((n_cls, mb + 1, len(keyval)), -1, i4), np.zeros(nc, f8), np.zeros((2, nc), i8),
+                  np.zeros((2, 4 * nc), f8), np.zeros((3, nc), f8), np.zeros((3, 2 * nc), i8),
+                  np.zeros((3, 2 * nc), f8)]  # slot, cmean, cph, ph; cinfo, reci, recf (a cost book's)
         si, sf = np.zeros(L.N_SI, i8), np.zeros(L.N_SF + len(sc.models), f8)
         si[L.N_IDLE] = cores
         models = sc.models
@@ -129,12 +142,11 @@ class _Run:
         self.X = [rres, np.empty(room, f8), np.zeros(mb + max(cq_len, default=1), i8), np.zeros(256, i4),
                   np.zeros((2, 256), f8)]
         self.P, self.si, self.sf = (pi, pf, pref), si, sf
-        self.scales = [m.service_scale for m in models] or [1.0]
 
     def step(self) -> int:
         """Run the compiled loop until it finishes or asks for something."""
-        return run_loop(self.P, self.R, self.Q, self.K, self.B, tuple(self.C), self.H, tuple(self.T), tuple(self.X),
-                        self.si, self.sf)
+        return run_loop(self.P, self.R, self.Q, self.K, self.B, tuple(self.C), self.H, tuple(self.T), self.W,
+                        tuple(self.X), self.si, self.sf)
 
     def more_factors(self) -> None:
         """Draw the next chunks of unit-mean factors, in order, into the buffer (a quarter more, at least a chunk).
@@ -155,12 +167,14 @@ class _Run:
 
     def add_cost(self) -> None:
         """Cost the batch the loop asked about (the reference loop's memoised ``batch_cost``)."""
+        from workbench.runtime.loop import batch_cost  # only runs not through a plan's cost book come here
+
         e, si = self.e, self.si
         c, size, top = int(si[L.MISS_C]), int(si[L.MISS_S]), int(si[L.MISS_K])
-        slot, cmean, cph, ph = self.T
+        slot, cmean, cph, ph = self.T[:4]
         mean, _, phases = batch_cost(e.classification, e.class_bucket[c], size, int(self.keyval[top]),
                                      self.scales[e.class_model[c]])
-        j, k, m = self.n_cost, self.n_ph, len(phases)
+        j, k, m = int(si[L.N_COST]), int(si[L.N_PH]), len(phases)
         if j == len(cmean):
             cmean, cph = _grow(cmean), _grow(cph)
         while k + m > ph.shape[1]:
@@ -169,13 +183,30 @@ class _Run:
         for i, (d, u) in enumerate(phases, start=k):
             ph[0, i], ph[1, i] = d, u
         slot[c, size, top] = j
-        self.n_cost, self.n_ph = j + 1, k + m
-        self.T = [slot, cmean, cph, ph]
+        si[L.N_COST], si[L.N_PH] = j + 1, k + m
+        self.T[1:4] = cmean, cph, ph
         todo = self.C[2]
         if todo.shape[2] < m + 3:  # room for a recompile pause, a wait for weights and a copy before the kernels
             wider = np.zeros((2, todo.shape[1], m + 3), f8)
             wider[:, :, :todo.shape[2]] = todo
             self.C[2] = wider
+
+    def grow_costs(self) -> None:
+        """Double the cost tables the loop found full (costs, phases, evaluations recorded for the memo)."""
+        si, T = self.si, self.T
+        if si[L.N_COST] >= len(T[1]):
+            T[1], T[2], T[4] = _grow(T[1]), _grow(T[2]), _grow(T[4])
+        while si[L.N_PH] + self.book.max_kernels > T[3].shape[1]:
+            T[3] = _grow(T[3])
+        if si[L.N_REC] + 2 > T[5].shape[1]:
+            T[5], T[6] = _grow(T[5]), _grow(T[6])
+
+    def batch_costs(self, c: np.ndarray, size: np.ndarray, key: np.ndarray) -> tuple[np.ndarray, ...]:
+        """(isolated s, mean demand, fallback s) of batches by (class, size, shape key), unscaled, as the loop
+        costed them: what ``classification.cost`` gives, read from the tables (a cost book's runs only)."""
+        j = self.T[0][c, size, np.searchsorted(self.keyval, key)]
+        cinfo = self.T[4]
+        return cinfo[0].take(j), cinfo[1].take(j), cinfo[2].take(j)
 
     def _batch_keys(self, rank: np.ndarray) -> np.ndarray:
         """Each batch's shape key from its rank: untouched zeros without keys, int32 where keys fit."""
@@ -216,6 +247,8 @@ class _Run:
         if self.res:
             res = ResidencyCounts(int(si[L.LOADS]), int(si[L.EVICTIONS]), int(si[L.OVERCOMMITS]),
                                   float(self.sf[L.LINK_BUSY]))
+        if self.book is not None:  # the plan's memo holds what the loop costed, as if Python had
+            self.book.commit(self.T[5], self.T[6], int(si[L.N_REC]))
         outcome = ri4[L.RI_OUT].astype(np.int8)
         extra, reload, copy = (dense_floats(bf[row], nb) for row in (L.BF_EXTRA, L.BF_RELOAD, L.BF_COPY))
         _keep_rows(bf, 3 if self.static else 2)  # start, end (and when sealed, dispatch)
@@ -227,7 +260,8 @@ class _Run:
             b_disp=bf[L.BF_DISP] if self.static else None, req_batch=_keep_rows(ri4, 1)[L.RI_BATCH],
             outcome=outcome, rejected_at=kept[L.RF_REJ], weights_wait=weights_wait,
             factor_chunks=[self._used_factors(nb)], b_extra=extra, b_reload=reload, b_copy=copy,
-            busy_s=self.C[1][L.K_BUSY], residency=res, block_curves=curves)
+            busy_s=self.C[1][L.K_BUSY], residency=res, block_curves=curves,
+            batch_costs=self.batch_costs if self.book is not None else None)
 
 
 def _keep_rows(a: np.ndarray, rows: int) -> np.ndarray:
@@ -274,5 +308,7 @@ def run_compiled(e: Engine) -> RunColumns:
             run.add_cost()
         elif status == L.NEED_ROOM:
             run.grow_blocks()
+        elif status == L.NEED_COST_ROOM:
+            run.grow_costs()
         else:
             raise RuntimeError(f"compiled loop: unknown status {status}")

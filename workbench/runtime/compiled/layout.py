@@ -16,16 +16,17 @@ COMPLETE, TIMER = 0, 1  # heap event kinds
 
 # scalar state: int64 ``si`` and float64 ``sf``
 (NEXT, SEQ, NBATCH, FI, NF, WAITING, HSIZE, BCOUNT, TURN, RESUME, N_IDLE, N_ACTIVE, SB_COUNT, SMEM_TOP,
- USED_BYTES, LOADS, EVICTIONS, OVERCOMMITS, CLOCK, MISS_C, MISS_S, MISS_K) = range(22)
-N_SI = 22
+ USED_BYTES, LOADS, EVICTIONS, OVERCOMMITS, CLOCK, MISS_C, MISS_S, MISS_K, N_COST, N_PH, N_REC) = range(25)
+N_SI = 25  # N_COST, N_PH: costs and phases in the cost tables; N_REC: mapping evaluations recorded (cost book)
 NOW, DEMAND, VIRTUAL, STALE_MAX, LINK_FREE, LINK_BUSY = range(6)  # LINK_*: the host link's queue end, busy s
 N_SF = 6  # then, from READY0, one float per model: when its last load finished (s)
 READY0 = N_SF
 
 # parameters: int64 ``pi`` and float64 ``pf``; ``pref`` holds the preferred batch sizes, largest first
 (P_N, P_NCLS, P_CORES, P_BATCH, P_MAXB, P_PLACE, P_ONLINE, P_MAXQ, P_TRACK, P_EXTRA, P_RES, P_NEUMAIER,
- P_NPREF, P_CAPACITY, P_CQI, P_KCP, P_KCI, P_SMEM0, P_DEFER) = range(19)  # P_DEFER: dispatch load_then_dispatch
-N_PI = 19
+ P_NPREF, P_CAPACITY, P_CQI, P_KCP, P_KCI, P_SMEM0, P_DEFER, P_BOOK) = range(20)  # P_DEFER: dispatch
+# load_then_dispatch; P_BOOK: batches are costed in the loop from a cost book (else by Python)
+N_PI = 20
 PF_DELAY, PF_TIMEOUT, PF_LINK, PF_LINK_SHARE = range(4)  # a weights copy's bytes/s, and its share of HBM
 N_PF = 4
 B_NONE, B_DYNAMIC, B_STATIC = range(3)  # batching
@@ -66,5 +67,5 @@ HQ_SEQ, HQ_PAY = range(2)
 R_WEIGHTS, R_RESIDENT, R_STAMP, R_IN_USE = range(4)
 
 # what the loop asks of Python when it returns, and where it goes on when re-entered
-DONE, NEED_FACTORS, NEED_COST, NEED_ROOM = range(4)
+DONE, NEED_FACTORS, NEED_COST, NEED_ROOM, NEED_COST_ROOM = range(5)  # NEED_COST_ROOM: grow the cost tables
 GO_ON, REDO_DISPATCH = range(2)

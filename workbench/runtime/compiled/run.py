@@ -6,9 +6,12 @@ earliest heap event is no later than the next arrival, every heap event of that 
 otherwise the next arrival (refused by the plan, refused by a full queue, or queued,
 sealed, dispatched). Placement blocking is tracked after each step that may change it.
 
-It returns to Python with a status (``NEED_FACTORS``, ``NEED_COST``, ``NEED_ROOM``) only
-where the run can be resumed exactly: at the top of the loop, or before a dispatch
-(``si[RESUME] == REDO_DISPATCH``). Layout names in :mod:`.layout`.
+It returns to Python with a status (``NEED_FACTORS``, ``NEED_COST``, ``NEED_ROOM``,
+``NEED_COST_ROOM``) only where the run can be resumed exactly: at the top of the loop, or
+before a dispatch (``si[RESUME] == REDO_DISPATCH``). Through a compiled plan (a cost book,
+``P_BOOK``) a batch not costed yet is costed here (:func:`.costs.cost_batch`) and the
+dispatch redone at once, as Python would redo it on re-entry; the loop leaves only when a
+cost table is full. Layout names in :mod:`.layout`.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from __future__ import annotations
 from numba import njit
 
 from workbench.runtime.compiled import layout as L
+from workbench.runtime.compiled.costs import cost_batch
 from workbench.runtime.compiled.dispatch import dispatch
 from workbench.runtime.compiled.kernel import enter, rebalance
 from workbench.runtime.compiled.parts import pop, pysum, release, take
@@ -126,7 +130,7 @@ def _events(pi, pf, pref, rf, ri4, qbuf, qt, csr, cli, clf, sb, sbt, bi, bf, ci,
 
 
 @njit(cache=True, _nrt=False)
-def run_loop(P, R, Q, K, B, C, H, T, X, si, sf) -> int:
+def run_loop(P, R, Q, K, B, C, H, T, W, X, si, sf) -> int:
     """Run until the end (DONE) or until Python must step in; resumable exactly where it returned."""
     pi, pf, pref = P
     rf, ri4, extra = R
@@ -135,7 +139,7 @@ def run_loop(P, R, Q, K, B, C, H, T, X, si, sf) -> int:
     bi, bf = B
     ci, cf, todo = C
     ht, hq = H
-    slot, cmean, cph, ph = T
+    slot, cmean, cph, ph, _, _, _ = T
     rres, fac, scr, bc, bcur = X
     n, cores, track = pi[L.P_N], pi[L.P_CORES], pi[L.P_TRACK]
     redo = si[L.RESUME] == L.REDO_DISPATCH
@@ -163,8 +167,12 @@ def run_loop(P, R, Q, K, B, C, H, T, X, si, sf) -> int:
         redo = False
         if go and not dispatch(pi, pf, pref, rf, ri4, extra, qbuf, qt, csr, cli, clf, sb, sbt, bi, bf, ci, cf, todo,
                                ht, hq, slot, cmean, cph, ph, rres, fac, scr, si, sf):
+            if pi[L.P_BOOK] and cost_batch(W, T, si, pi[L.P_NEUMAIER] == 1, si[L.MISS_C], si[L.MISS_S],
+                                           si[L.MISS_K]):
+                redo = True  # dispatch again at the same instant, as a re-entry would
+                continue
             si[L.RESUME] = L.REDO_DISPATCH
-            return L.NEED_COST
+            return L.NEED_COST_ROOM if pi[L.P_BOOK] else L.NEED_COST
         if track:
             track_blocked(pi, pf, pref, rf, qbuf, qt, csr, cli, clf, bc, bcur, si, sf)
     if track:  # close the curves of classes still blocked at the end (superseded events count as instants)
