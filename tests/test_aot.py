@@ -5,7 +5,7 @@ and ``tests/test_cost_table.py`` (each runs every build available); here: the bu
 signatures are the ones numba infers for what the callers pass, a call that does not fit is
 refused (``aot``) or handed to the JIT (``auto``), a build of other sources is never
 imported, the digest covers what the kernels are compiled from, and a ``workbench run``
-served by the build imports no numba.
+served by the build imports no numba (an event-loop run and a token-serving run).
 """
 
 from __future__ import annotations
@@ -66,8 +66,9 @@ def test_the_signatures_are_what_numba_infers_for_the_callers_arguments(monkeypa
     from workbench.pipeline import run_scenario
     from workbench.runtime.compiled import driver
     from workbench.scenario import load_scenario
+    from workbench.serving.engine import simulate_tokens
 
-    seen: dict[str, list] = {"run_loop": [], "kernel_costs": []}
+    seen: dict[str, list] = {name: [] for name in ENTRIES}
     original = aot.kernel
 
     def recording(name: str, path: str = "auto"):
@@ -78,6 +79,7 @@ def test_the_signatures_are_what_numba_infers_for_the_callers_arguments(monkeypa
     monkeypatch.setattr(aot, "kernel", recording)  # the plan's cost model
     for name in ("shape_drift", "placement_skew", "memory_residency", "mm1"):
         run_scenario(dataclasses.replace(load_scenario(name), requests=500))
+    simulate_tokens(dataclasses.replace(load_scenario("llm_kv_pressure").run, requests=200))
     for name, calls in seen.items():
         assert calls, name
         want = numba_type(ENTRIES[name].args)
@@ -108,8 +110,9 @@ def test_a_call_that_does_not_fit_is_refused_by_the_build_and_taken_by_the_jit()
 
 
 @needs_build
-def test_a_run_served_by_the_build_imports_no_numba():
-    code = ("import sys; from workbench.cli import main; main(['run', 'shape_drift', '--requests', '2000']); "
+@pytest.mark.parametrize("scenario", ["shape_drift", "llm_kv_pressure"])
+def test_a_run_served_by_the_build_imports_no_numba(scenario):
+    code = (f"import sys; from workbench.cli import main; main(['run', '{scenario}', '--requests', '2000']); "
             "print('numba' in sys.modules, file=sys.stderr)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                           cwd=Path(__file__).parent.parent)

@@ -2,18 +2,20 @@
 
 A ``workbench run`` process spent about half a second importing numba and setting up its
 target context and cache before its first compiled call. numba's ``pycc`` compiles the same
-kernels (the numba source stays the one implementation, :mod:`workbench.runtime.loop` the
-readable reference) for the argument types of :mod:`.spec` into ``_build/_kernels_<digest>``,
-a CPython extension that imports in under a millisecond and needs neither numba nor its
-runtime (the kernels allocate nothing: ``_nrt=False``). ``<digest>`` is the hash of every
-source the kernels are compiled from (:data:`SOURCES`), so a build from other sources is
-never imported: the process takes the JIT, as it does without a build.
+kernels (the event loop, the cost model, the token-serving loop; the numba source stays the
+one implementation, the readable loops the reference) for the argument types of
+:mod:`.spec` into ``_build/_kernels_<digest>``, a CPython extension that imports in under
+a millisecond and needs neither numba nor its runtime (the kernels allocate nothing:
+``_nrt=False``). ``<digest>`` is the hash of every source the kernels are compiled from
+(:data:`SOURCES`), so a build from other sources is never imported: the process takes the
+JIT, as it does without a build.
 ``python -m workbench.aot`` builds it (``make`` does, after warming numba's cache).
 
 :func:`kernel` gives an entry point by path: ``aot`` (the build; an error when there is none
 or a call's types do not fit its signature), ``jit`` (numba), ``auto`` (the build when there
 is one and the call fits, else numba). Every path gives the same results bit for bit
-(``tests/test_compiled.py``, ``tests/test_cost_table.py`` run each one that is available).
+(``tests/test_compiled.py``, ``tests/test_cost_table.py``, ``tests/test_serving_compiled.py``
+run each one that is available).
 """
 
 from __future__ import annotations
@@ -37,7 +39,8 @@ SOURCES = (  # every module whose code or constants the kernels are compiled fro
     "aot/spec.py", "runtime/compiled/layout.py", "runtime/compiled/parts.py", "runtime/compiled/queues.py",
     "runtime/compiled/kernel.py", "runtime/compiled/dispatch.py", "runtime/compiled/costs.py",
     "runtime/compiled/run.py", "runtime/trace.py", "compiler/cost_table.py", "compiler/cost_flat.py",
-    "compiler/cost_book.py", "compiler/cost.py",
+    "compiler/cost_book.py", "compiler/cost.py", "serving/compiled_layout.py", "serving/compiled_loop.py",
+    "serving/compiled_run.py",
 )
 
 
@@ -116,9 +119,8 @@ def kernel(name: str, path: str = "auto") -> Callable:
 
 def _jit(name: str) -> Callable:
     """The numba dispatcher of ``name`` (its stale machine code dropped first, once a process)."""
-    module = ENTRIES[name].module
-    if module not in sys.modules:
-        from workbench.runtime.compiled import drop_stale_cache
-
-        drop_stale_cache()
-    return getattr(importlib.import_module(module), name)
+    entry = ENTRIES[name]
+    if entry.module not in sys.modules:
+        where, fresh = entry.fresh.split(":")
+        getattr(importlib.import_module(where), fresh)()
+    return getattr(importlib.import_module(entry.module), name)

@@ -8,7 +8,8 @@ at run time (a call that does not fit goes to the JIT, which compiles what it is
 
 A type is ``"i8"``, ``"f8"`` or ``"b1"`` (int64, float64, bool scalars), ``"i4:2"`` (a
 writable, aligned, C-contiguous int32 array of rank 2), or a tuple of types (a tuple argument).
-The arguments are those ``runtime/compiled/driver.py`` and ``compiler/plan.py`` pass.
+The arguments are those ``runtime/compiled/driver.py``, ``compiler/plan.py`` and
+``serving/compiled.py`` pass.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ class Entry(NamedTuple):
     module: str  # the module that defines the @njit function (the JIT path imports it)
     args: tuple  # argument types, as above
     result: str  # "i8", or "none"
+    fresh: str  # "module:function" the JIT path calls before importing ``module``: drops numba's stale cache
 
 
 _LOOP_W = ("i8:2", "i8:1", "i8:2", "i8:2", "i8:1", "i8:1", "i8:1", "f8:2",  # a cost book's Flat tables
@@ -41,11 +43,15 @@ ENTRIES = {
         ("i4:3", "f8:1", "i8:2", "f8:2", "f8:2", "i8:2", "f8:2"),  # T: slot, cmean, cph, ph, cinfo, reci, recf
         _LOOP_W,  # W: the cost book (or no_book)
         ("i8:2", "f8:1", "i8:1", "i4:1", "f8:2"),  # X: rres, fac, scr, bc, bcur
-        "i8:1", "f8:1"), "i8"),  # si, sf
+        "i8:1", "f8:1"), "i8", "workbench.runtime.compiled:drop_stale_cache"),  # si, sf
     "kernel_costs": Entry("workbench.compiler.cost_table", (
         "i8:2", "i8:1", "i8:2", "i8:2", "i8:1", "i8:1", "i8:1", "f8:2",  # the mapping's Flat tables
         "i8", "i8", "i8", "i8", "b1", "i8", "f8", "f8", "f8", "i8",  # k0 k1 batch value naive sram bw peak launch mma
-        "i8:1", "i8:2", "f8:2", "f8:2"), "none"),  # tiles, scr_i, scr_f, out
+        "i8:1", "i8:2", "f8:2", "f8:2"), "none", "workbench.runtime.compiled:drop_stale_cache"),  # tiles, scratch, out
+    "run_tokens": Entry("workbench.serving.compiled_run", (
+        "i8:1", "f8:1", "i8:1", "f8:1", "i8:2", "f8:2", "f8:1",  # pi, pf, si, sf, q, g, token_s
+        "i8:1", "i8:1", "i8:1", "i8:1", "i8:1", "i8:2", "i8:1",  # running, waiting, swapped, snapshot, decodes, pre,
+        "f8:2", "f8:2"), "i8", "workbench.serving.compiled:drop_stale_cache"),  # sizes; dense, rows
 }
 
 _DTYPES = {"i8": np.dtype(np.int64), "i4": np.dtype(np.int32), "f8": np.dtype(np.float64)}

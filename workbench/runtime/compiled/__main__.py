@@ -48,7 +48,7 @@ def warm() -> float:
     from workbench.serving.engine import ServingRun, simulate_tokens
 
     simulate_tokens(ServingRun((Tenant("c", 10.0, LengthLaw(8, 0.0, 16), LengthLaw(4, 0.0, 8)),), requests=4),
-                    loop="compiled")  # the token-level serving loop (workbench.serving.compiled)
+                    loop="jit")  # the token-level serving loop (workbench.serving.compiled)
     return time.perf_counter() - t
 
 
