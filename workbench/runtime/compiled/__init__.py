@@ -67,12 +67,15 @@ def drop_stale_cache() -> None:
     """Delete the on-disk machine code if any compiled module changed since it was built.
 
     numba checks a cached function against its own source file only, so an edit to a module
-    it calls would leave stale code in use; a digest of all the package's sources (and of the
-    cost model's, which the loop calls), kept beside the cache, catches that.
+    it calls or takes constants from would leave stale code in use; a digest of all the
+    package's sources (and of the cost model's, which the loop calls, and of the modules
+    whose constants either freezes in), kept beside each cache, catches that.
     """
     here = Path(__file__).parent
     compiler = here.parent.parent / "compiler"  # the loop costs a plan's batches with the compiled cost model
-    drop_stale(sorted(here.glob("*.py")) + [compiler / "cost_table.py", compiler / "cost_book.py"],
+    model = [compiler / "cost_table.py", compiler / "cost_flat.py", compiler / "cost.py"]
+    drop_stale(model, compiler / "__pycache__", "cost_table.sha256", ("cost_table*",))
+    drop_stale(sorted(here.glob("*.py")) + model + [compiler / "cost_book.py", here.parent / "trace.py"],
                here / "__pycache__", "sources.sha256", ("*",))
 
 
