@@ -5,7 +5,9 @@ none/static/dynamic with preferred sizes, fifo/priority/weighted, least-loaded/r
 pinned, queue bounds and timeouts, several streams and models (queues merged per class),
 HBM residency with evictions and overcommits, bandwidth sharing between kernel phases
 (random phased service models), and compiled plans (pad, recompile pauses, fallback).
-Skipped without numba: the Python loop is then the only loop, and it is complete.
+Each test runs every build of the compiled loop this install has (``aot``: the
+ahead-of-time extension, ``jit``: numba; :mod:`workbench.aot`). Skipped with neither: the
+Python loop is then the only loop, and it is complete.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from helpers import plan_scenarios
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from workbench import aot
 from workbench.config import (
     Arrivals,
     Batching,
@@ -30,14 +33,17 @@ from workbench.hardware import Hardware
 from workbench.runtime.engine import Engine
 from workbench.runtime.service import Classification
 
-pytest.importorskip("numba")
+PATHS = aot.paths()
+if not PATHS:
+    pytest.skip("no compiled loop: neither an ahead-of-time build nor numba", allow_module_level=True)
+each_path = pytest.mark.parametrize("path", PATHS)
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
-def assert_same_run(sc: Scenario, model=None) -> None:
-    """The compiled loop takes the run and gives the reference loop's trace, bit for bit."""
-    ce = Engine(sc, model, loop="compiled")
+def assert_same_run(sc: Scenario, model=None, path: str = "compiled") -> None:
+    """The compiled loop (of build ``path``) takes the run and gives the reference loop's trace, bit for bit."""
+    ce = Engine(sc, model, loop=path)
     assert ce.chosen_loop() == "compiled"
     ref, fast = Engine(sc, model, loop="python").run(), ce.run()
     n = 0
@@ -91,10 +97,11 @@ def runtime_scenarios(draw) -> Scenario:
                     models=models, residency=ResidencyPolicy(draw(st.sampled_from(["hold", "load_then_dispatch"]))))
 
 
+@each_path
 @SETTINGS
 @given(runtime_scenarios())
-def test_compiled_loop_equals_reference_on_runtime_scenarios(sc):
-    assert_same_run(sc)
+def test_compiled_loop_equals_reference_on_runtime_scenarios(path, sc):
+    assert_same_run(sc, path=path)
 
 
 class RandomPhases:
@@ -130,12 +137,13 @@ class RandomPhases:
         return rng.lognormal(-0.02, 0.2, n) if self.noise else np.ones(n)
 
 
+@each_path
 @SETTINGS
 @given(runtime_scenarios(), st.integers(0, 1000), st.integers(1, 3), st.booleans())
-def test_compiled_loop_equals_reference_under_bandwidth_sharing(sc, seed, buckets, noise):
+def test_compiled_loop_equals_reference_under_bandwidth_sharing(path, sc, seed, buckets, noise):
     # the same model object would remember phases drawn in the first run, so each loop gets a fresh one
     ref = Engine(sc, RandomPhases(seed, buckets, noise), loop="python").run()
-    ce = Engine(sc, RandomPhases(seed, buckets, noise), loop="compiled")
+    ce = Engine(sc, RandomPhases(seed, buckets, noise), loop=path)
     assert ce.chosen_loop() == "compiled"
     fast = ce.run()
     for name, value in vars(ref).items():
@@ -143,16 +151,18 @@ def test_compiled_loop_equals_reference_under_bandwidth_sharing(sc, seed, bucket
             assert np.array_equal(value, getattr(fast, name), equal_nan=True), name
 
 
+@each_path
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(plan_scenarios(rates=(500.0, 8000.0), batching=("none", "dynamic", "static"),
                        placements=("least-loaded", "pinned", "round-robin")))
-def test_compiled_loop_equals_reference_through_plans(sc):
+def test_compiled_loop_equals_reference_through_plans(path, sc):
     from workbench.pipeline import service_model
 
-    assert_same_run(sc, service_model(sc))
+    assert_same_run(sc, service_model(sc), path)
 
 
-def test_builtin_scenarios_take_the_compiled_loop_and_match():
+@each_path
+def test_builtin_scenarios_take_the_compiled_loop_and_match(path):
     import dataclasses
 
     from workbench.pipeline import service_model
@@ -160,7 +170,7 @@ def test_builtin_scenarios_take_the_compiled_loop_and_match():
 
     for name in builtin_scenarios():
         sc = dataclasses.replace(load_scenario(name), requests=1500)
-        assert_same_run(sc, service_model(sc))
+        assert_same_run(sc, service_model(sc), path)
 
 
 @settings(max_examples=200, deadline=None)
@@ -169,6 +179,7 @@ def test_builtin_scenarios_take_the_compiled_loop_and_match():
 def test_compiled_sum_adds_floats_as_this_python_does(xs):
     import sys
 
+    pytest.importorskip("numba")  # the kernel called alone, by the JIT (the builds run it inside the loop)
     from workbench.runtime.compiled import layout as L
     from workbench.runtime.compiled.parts import pysum
 
@@ -196,9 +207,10 @@ def test_policies_the_compiled_loop_does_not_know_fall_back_to_python():
     assert np.array_equal(e.run().end_s, Engine(sc, loop="python").run().end_s)
 
 
+@each_path
 @pytest.mark.parametrize("dispatch", ["hold", "load_then_dispatch"])
 @pytest.mark.parametrize("seed", [1, 2, 3])
-def test_compiled_loop_equals_reference_with_loads_queued_and_in_flight(seed, dispatch):
+def test_compiled_loop_equals_reference_with_loads_queued_and_in_flight(path, seed, dispatch):
     # a slow link (each 2 GiB load takes ~1 s, several batches long) and four models in room for two: loads
     # queue on the link and batches of a model still loading wait for the rest; both must happen here
     gib = 1 << 30
@@ -208,7 +220,7 @@ def test_compiled_loop_equals_reference_with_loads_queued_and_in_flight(seed, di
     sc = Scenario(streams=streams, seed=seed, requests=300, warmup_fraction=0.0, hardware=hw,
                   service=Service(law="lognormal", base_s=0.2, cv=0.5, memory_share=0.5), models=models,
                   residency=ResidencyPolicy(dispatch))
-    assert_same_run(sc)
+    assert_same_run(sc, path=path)
     tr = Engine(sc, loop="python").run()
     copy = 2 * gib / 2e9
     waited = tr.batch_reload_s > 0

@@ -1,8 +1,9 @@
 """The compiled cost model equals the readable one (cost.py) bit for bit.
 
 ``Plan.kernel_costs`` is the reference (footprint, every candidate tiling, ``min``);
-``Plan.phases`` and ``Plan.mapping_time`` use :mod:`workbench.compiler.cost_table` when
-numba is installed. Every model, fusion level, attention strategy and SRAM size (spills
+``Plan.phases`` and ``Plan.mapping_time`` use :mod:`workbench.compiler.cost_table` when it
+can run; each build of it this install has (``aot``, ``jit``: :mod:`workbench.aot`) is
+checked on its own too. Every model, fusion level, attention strategy and SRAM size (spills
 included), specialised and generic mappings, a calibration, and random shapes.
 """
 
@@ -14,13 +15,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from workbench import aot
 from workbench.compiler import CompileOptions, compile_plan
 from workbench.compiler.calibrate import Calibration
+from workbench.compiler.plan import _compiled_phases
 from workbench.graph import Op
 from workbench.hardware import MIB, Hardware
 from workbench.models import build
 
-pytest.importorskip("numba")
+PATHS = aot.paths()
+if not PATHS:
+    pytest.skip("no compiled cost model: neither an ahead-of-time build nor numba", allow_module_level=True)
 
 MODELS = {"transformer": ("transformer_block", {}, {"seq": [32, 128, 512]}),
           "small transformer": ("transformer_block", {"d_model": 256, "heads": 4}, {"seq": [64, 256]}),
@@ -46,6 +51,9 @@ def reference(plan, mapping, batch: int, value: int):
 def assert_same(plan, batch: int, value: int) -> None:
     for mapping in [b.mapping for b in plan.buckets] + [plan.generic]:
         phases, time = reference(plan, mapping, batch, value)
+        spill = sum(c.spill_bytes for c in plan.kernel_costs(mapping, batch, value))
+        for path in PATHS:
+            assert _compiled_phases(plan, plan._flat(mapping), batch, value, path) == (phases, spill), path
         assert plan.phases(mapping, batch, value) == phases, (batch, value)
         assert plan.mapping_time(mapping, batch, value) == time, (batch, value)
         assert plan.spill_bytes(mapping, batch, value) == sum(c.spill_bytes for c in plan.kernel_costs(mapping, batch,

@@ -5,7 +5,8 @@ whole prompts or chunked prefill, request-level batching, fcfs and priority, rec
 swap preemption under caches small enough to preempt, watermarks, token budgets and
 sequence caps, buckets with fallback or recompile, one to four cores; plus the built-in
 scenarios. Every column of the trace is compared with ``array_equal`` (nan = nan), dtypes
-included, and the bucket summary with ``==``.
+included, and the bucket summary with ``==``. The equality tests run every build of the
+compiled loop this install has (``aot``, ``jit``: :mod:`workbench.aot`).
 """
 
 from __future__ import annotations
@@ -17,10 +18,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from workbench import aot
 from workbench.errors import ConfigError
 from workbench.hardware import Hardware
 from workbench.serving.config import Decoder, KVConfig, LengthLaw, SchedulerConfig, Tenant, TokenBuckets
 from workbench.serving.engine import ServingRun, check_run, simulate_tokens
+
+PATHS = aot.paths()
+if not PATHS:
+    pytest.skip("no compiled loop: neither an ahead-of-time build nor numba", allow_module_level=True)
 
 SMALL = Decoder(layers=4, d_model=512, heads=4, d_ff=2048)
 
@@ -69,24 +75,26 @@ def serving_runs(draw) -> ServingRun:
                       buckets=buckets)
 
 
+@pytest.mark.parametrize("path", PATHS)
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(serving_runs())
-def test_the_compiled_loop_equals_the_reference_bit_for_bit(run):
+def test_the_compiled_loop_equals_the_reference_bit_for_bit(path, run):
     try:
         check_run(run)
     except ConfigError:  # a run the workbench refuses before either loop starts
         return
-    ref, fast = simulate_tokens(run, loop="python"), simulate_tokens(run, loop="compiled")
+    ref, fast = simulate_tokens(run, loop="python"), simulate_tokens(run, loop=path)
     assert differences(ref, fast) == []
     assert fast.buckets == ref.buckets
 
 
+@pytest.mark.parametrize("path", PATHS)
 @pytest.mark.parametrize("name", ["llm_kv_pressure", "llm_chunked_prefill", "llm_priority_budget"])
-def test_the_built_in_scenarios_run_the_same_on_both_loops(name):
+def test_the_built_in_scenarios_run_the_same_on_both_loops(name, path):
     from workbench.scenario import load_scenario
 
     run = dataclasses.replace(load_scenario(name).run, requests=400)
-    ref, fast = simulate_tokens(run, loop="python"), simulate_tokens(run, loop="compiled")
+    ref, fast = simulate_tokens(run, loop="python"), simulate_tokens(run, loop=path)
     assert differences(ref, fast) == []
     assert int(ref.preemptions.sum()) == int(fast.preemptions.sum())
 

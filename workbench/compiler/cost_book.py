@@ -5,7 +5,7 @@ key) whose cost it has not seen a few thousand times in a run of drifting shapes
 of leaving for Python each time (``PlanRun.cost``/``phases`` through the plan's memo), it
 costs the batch itself (:func:`workbench.runtime.compiled.costs.cost_batch`) from this
 book: the flattened kernels of every mapping the run's buckets use (one set of
-:class:`~workbench.compiler.cost_table.Flat` tables, concatenated, indices shifted), and per
+:class:`~workbench.compiler.cost_flat.Flat` tables, concatenated, indices shifted), and per
 bucket what :meth:`PlanRun._timed` and :meth:`PlanRun.cost` decide (which mapping, the
 padding floor, the generic slowdown, the mapping the fallback seconds are measured
 against). Afterwards :meth:`CostBook.commit` writes what the loop computed into the plan's
@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from workbench.compiler.cost_table import TILES, Flat
+from workbench.compiler.cost_flat import TILES, Flat
 
 if TYPE_CHECKING:
     from workbench.compiler.plan import Mapping, PlanRun

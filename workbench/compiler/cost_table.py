@@ -6,102 +6,23 @@ tries each tiling. The runtime asks the plan for a batch's cost the first time i
 (bucket, batch size, shape), so a cold plan paid that walk thousands of times (a 50k-request
 ``shape_drift`` run: 1.8 s cold against 0.05 s warm).
 
-Here the walk is done once per mapping: :func:`flatten` records each kernel's structure
-(tensors with symbolic shapes coded as integers, which tensors are live at each op, what
-each op's FLOPs are made of) in flat arrays, and :func:`mapping_costs`, compiled with
-numba, evaluates footprint, every candidate tiling and the choice of the cheapest with the
-same float operations in the same order as the reference, so a plan's costs are the same
-bit for bit whichever path made them (``tests/test_cost_table.py``).
+Here the walk is done once per mapping (:func:`~workbench.compiler.cost_flat.flatten`, flat
+tables), and :func:`kernel_costs`, compiled with numba, evaluates footprint, every candidate
+tiling and the choice of the cheapest with the same float operations in the same order as the
+reference, so a plan's costs are the same bit for bit whichever path made them
+(``tests/test_cost_table.py``). It is an entry point of the ahead-of-time build
+(:mod:`workbench.aot`): its argument types are fixed there.
 """
 
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
-from workbench.compiler.cost import KEY_BLOCK, SPILL_EFFICIENCY, TILE_CANDIDATES, WEIGHT_BLOCK, head_tensors
-from workbench.graph import DTYPE_BYTES, Graph, Op
-
-BATCH, VALUE = -1, -2  # codes of the symbolic dims in a flattened shape (literal dims are >= 1)
-FLOP_NONE, FLOP_ELEM, FLOP_MATMUL, FLOP_CONV = 0, 1, 2, 3
-_ELEM = {Op.ADD: 1, Op.MUL: 1, Op.GELU: 8, Op.RELU: 1, Op.BIAS_ADD: 1, Op.SOFTMAX: 5, Op.LAYERNORM: 8}
-
-
-class Flat(NamedTuple):
-    """A mapping's kernels as flat integer and float tables (what :func:`mapping_costs` reads)."""
-
-    ti: np.ndarray  # int64 [tensors, 10]: shape codes x4, ndim, item bytes, param, per_head, rhs, inside
-    tout: np.ndarray  # int64 [tensors]: 1 if the tensor is one of its kernel's outputs
-    ki: np.ndarray  # int64 [kernels, 10]: tensors from/to, master, seq source, ops from/to, tile rows, stationary
-    ops: np.ndarray  # int64 [ops, 4]: FLOP kind, element factor, output tensor, first input tensor
-    ops_in1: np.ndarray  # int64 [ops]: second input tensor (conv weights), -1 if none
-    live: np.ndarray  # int64: for each op position, the live tensors' indices (offsets in ``live_at``)
-    live_at: np.ndarray  # int64 [ops + 1]
-    fit: np.ndarray  # float64 [kernels, 2]: calibration (a, b) of seconds -> a + b * seconds
-
-
-def _code(d, dim: str) -> int:
-    if isinstance(d, int):
-        return d
-    return BATCH if d == "batch" else VALUE if d == dim else -3
-
-
-def flatten(graph: Graph, kernels, tilings, dim: str, attention: str, calibration=None,
-            specialised: bool = True) -> Flat:
-    """The structure of ``kernels`` (shape-free) as the tables :func:`mapping_costs` evaluates."""
-    heads_of = head_tensors(graph)
-    ti, tout, ki, ops, ops_in1, live, live_at, fit = [], [], [], [], [], [], [0], []
-    for k, tiling in zip(kernels, tilings, strict=True):
-        inside, order = set(k.nodes), {m: i for i, m in enumerate(k.nodes)}
-        last: dict[str, int] = {}
-        rhs: set[str] = set()
-        for m in k.nodes:
-            node = graph.node(m)
-            for pos, i in enumerate(node.inputs):
-                last[i] = order[m]
-                if node.op == Op.BATCH_MATMUL and pos == 1:
-                    rhs.add(i)
-        names = (*k.inputs, *k.nodes)
-        index = {}
-        t0 = len(ti)
-        for name in names:
-            node = graph.node(name)
-            codes = [_code(d, dim) for d in node.shape] + [1] * (4 - len(node.shape))
-            index[name] = len(ti)
-            ti.append([*codes, len(node.shape), DTYPE_BYTES[node.dtype], int(node.op == Op.PARAM),
-                       int(name in heads_of), int(name in rhs), int(name in inside)])
-            tout.append(int(name in k.outputs))
-        seq_src = next((index[t] for t in names if t in heads_of), -1)
-        o0 = len(ops)
-        activations = [t for t in names if graph.node(t).op != Op.PARAM]
-        for p, m in enumerate(k.nodes):
-            node = graph.node(m)
-            kind = (FLOP_ELEM if node.op in _ELEM else FLOP_MATMUL if node.op in (Op.MATMUL, Op.BATCH_MATMUL)
-                    else FLOP_CONV if node.op == Op.CONV2D else FLOP_NONE)
-            ins = [index[i] for i in node.inputs]
-            ops.append([kind, _ELEM.get(node.op, 0), index[m], ins[0] if ins else -1])
-            ops_in1.append(ins[1] if len(ins) > 1 else -1)
-            in_place = node.op not in (Op.MATMUL, Op.BATCH_MATMUL, Op.CONV2D)
-            live.extend(index[t] for t in activations
-                        if t == m or ((t not in inside or order[t] < p) and last.get(t, -1) > p)
-                        or (t in node.inputs and last.get(t, -1) == p and not in_place))
-            live_at.append(len(live))
-        ki.append([t0, len(ti), index[k.nodes[0]], seq_src, o0, len(ops), tiling.tile_rows,
-                   int(tiling.weights == "stationary"), int(specialised), 0])
-        a, b = (0.0, 1.0) if calibration is None else calibration.fits.get(graph.node(k.nodes[0]).op, (0.0, 1.0))
-        fit.append([a, b])
-    if any(c == -3 for row in ti for c in row[:4]):
-        raise ValueError(f"a shape uses a symbolic dim other than batch and {dim!r}")
-    return Flat(_ints(ti, 10), _ints(tout), _ints(ki, 10), _ints(ops, 4), _ints(ops_in1), _ints(live),
-                _ints(live_at), np.array(fit, dtype=np.float64).reshape(-1, 2))
-
-
-def _ints(rows: list, width: int = 0) -> np.ndarray:
-    a = np.array(rows, dtype=np.int64)
-    return a.reshape(-1, width) if width else a
+from workbench.compiler.cost import KEY_BLOCK, SPILL_EFFICIENCY, WEIGHT_BLOCK
+from workbench.compiler.cost_flat import BATCH, FLOP_CONV, FLOP_ELEM, FLOP_MATMUL, VALUE
 
 
 @njit(cache=True, _nrt=False)
@@ -223,32 +144,18 @@ def _cost(fp, fixed, per_row, n_pos, tile, stationary, sram, bw, peak, launch, m
     return seconds, memory_s, moved, ws, spill
 
 
-@njit(cache=True)
-def mapping_costs(ti, tout, ki, ops, ops_in1, live, live_at, fit, batch, value, naive, sram, bw, peak, launch,
-                  mma, tiles, out):
-    """Each kernel's (seconds, memory seconds, raw spill bytes) at (batch, value) into ``out`` [kernels, 3].
-
-    A specialised kernel takes the cheapest candidate tiling (ties: the first, as ``min``
-    keeps it); the generic fallback keeps its own. Calibration is ``a + b x seconds``
-    (``(0, 1)`` leaves the seconds as they are, bit for bit). Allocates its scratch, then
-    :func:`kernel_costs` does the work.
-    """
-    n_pos, n_t = 1, 1
-    for k in range(ki.shape[0]):
-        n_pos, n_t = max(n_pos, ki[k, 5] - ki[k, 4]), max(n_t, ki[k, 1] - ki[k, 0])
-    scr_f = np.empty((4, max(n_pos, n_t)))
-    scr_i = np.empty((2, 4), np.int64)
-    kernel_costs(ti, tout, ki, ops, ops_in1, live, live_at, fit, 0, ki.shape[0], batch, value, naive, sram, bw,
-                 peak, launch, mma, tiles, scr_i, scr_f, out)
-
-
 @njit(cache=True, _nrt=False)
 def kernel_costs(ti, tout, ki, ops, ops_in1, live, live_at, fit, k0, k1, batch, value, naive, sram, bw, peak,
                  launch, mma, tiles, scr_i, scr_f, out):
-    """:func:`mapping_costs` of kernels ``k0``..``k1`` (one mapping of concatenated tables) into ``out[k - k0]``.
+    """Each kernel's (seconds, memory seconds, raw spill bytes) at (batch, value), kernels ``k0``..``k1`` (one
+    mapping of concatenated tables), into ``out[k - k0]``.
 
-    Allocation-free (callable from the compiled event loop): ``scr_i`` int64 [2, 4] and ``scr_f``
-    float64 [4, n] (n >= the kernels' most tensors and most ops) are scratch.
+    A specialised kernel takes the cheapest candidate tiling (ties: the first, as ``min``
+    keeps it); the generic fallback keeps its own. Calibration is ``a + b x seconds``
+    (``(0, 1)`` leaves the seconds as they are, bit for bit). Allocation-free (callable from
+    the compiled event loop, no NRT): ``scr_i`` int64 [2, 4] and ``scr_f`` float64 [4, n]
+    (n >= the kernels' most tensors and most ops, :func:`~workbench.compiler.cost_flat.scratch`)
+    are scratch.
     """
     fixed, per_row, tf, tr = scr_f[0], scr_f[1], scr_f[2], scr_f[3]
     for k in range(k0, k1):
@@ -276,6 +183,3 @@ def kernel_costs(ti, tout, ki, ops, ops_in1, live, live_at, fit, k0, k1, batch, 
             if t >= tokens:
                 break
         out[o, 0], out[o, 1], out[o, 2] = best_s, best_m, best_x
-
-
-TILES = np.array(TILE_CANDIDATES, dtype=np.int64)

@@ -13,13 +13,13 @@ so prediction error emerges where the compiler's assumptions stop holding.
 
 from __future__ import annotations
 
-import importlib.util
 import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from workbench import aot
 from workbench.compiler import envelope as env
 from workbench.compiler.cost import ATTENTION, KernelCost, Tiling, best_cost, cost_kernel
 from workbench.compiler.fusion import Kernel
@@ -32,9 +32,9 @@ from workbench.runtime.workload import Requests
 
 if TYPE_CHECKING:
     from workbench.compiler.cost_book import CostBook
+    from workbench.compiler.cost_flat import Flat
 
 GENERIC_TILING = Tiling(64, "streamed")
-_NUMBA = importlib.util.find_spec("numba") is not None  # the compiled cost model is used when numba is installed
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,7 +123,8 @@ class Plan:
         """The batch as its kernels in order: (isolated seconds, HBM bandwidth demand 0..1) each.
 
         Computed by the compiled cost model (:mod:`workbench.compiler.cost_table`, equal bit
-        for bit to :meth:`kernel_costs`) when numba is installed, else by :meth:`kernel_costs`.
+        for bit to :meth:`kernel_costs`) when it can run (built ahead of time, or numba
+        installed: :mod:`workbench.aot`), else by :meth:`kernel_costs`.
         """
         key = ("phases", id(mapping), batch, value)  # memoised: the runtime asks once per batch shape and run
         if key not in self._memo:
@@ -154,12 +155,12 @@ class Plan:
         return self._memo[key]
 
     def _flat(self, mapping: Mapping):
-        """The mapping's kernels flattened for the compiled cost model (None without numba)."""
+        """The mapping's kernels flattened for the compiled cost model (None where it cannot run)."""
         key = ("flat", id(mapping))
         if key not in self._memo:
             flat = None
-            if _NUMBA:
-                from workbench.compiler.cost_table import flatten
+            if aot.available():
+                from workbench.compiler.cost_flat import flatten
 
                 flat = flatten(self.graph, mapping.kernels, mapping.tilings, self.dim, self.options.attention,
                                self.calibration, mapping.specialised)
@@ -291,14 +292,18 @@ class PlanRun:
         return t, u, 0.0
 
 
-def _compiled_phases(plan: Plan, flat, batch: int, value: int) -> tuple[tuple[tuple[float, float], ...], float]:
-    """(seconds, demand) per kernel from the compiled cost model (demand as ``KernelCost.demand``), and the spill."""
-    from workbench.compiler.cost_table import TILES, mapping_costs
+def _compiled_phases(plan: Plan, flat: Flat, batch: int, value: int,
+                     path: str = "auto") -> tuple[tuple[tuple[float, float], ...], float]:
+    """(seconds, demand) per kernel from the compiled cost model (demand as ``KernelCost.demand``), and the spill;
+    ``path`` picks its build (:func:`workbench.aot.kernel`)."""
+    from workbench.compiler.cost_flat import TILES, scratch
 
     hw = plan.hardware
-    out = np.empty((len(flat.ki), 3))
-    mapping_costs(*flat, batch, value, plan.options.attention == "naive", hw.sram_bytes_per_core,
-                  hw.hbm_bandwidth_bytes_per_s, hw.peak_flops_per_core, hw.launch_s, hw.mma_rows, TILES, out)
+    n = len(flat.ki)
+    out = np.empty((n, 3))
+    aot.kernel("kernel_costs", path)(*flat, 0, n, batch, value, plan.options.attention == "naive",
+                                     hw.sram_bytes_per_core, hw.hbm_bandwidth_bytes_per_s, hw.peak_flops_per_core,
+                                     hw.launch_s, hw.mma_rows, TILES, *scratch(flat), out)
     rows = out.tolist()
     return tuple((s, min(m / s, 1.0) if s > 0 else 0.0) for s, m, _ in rows), sum(x for _, _, x in rows)
 

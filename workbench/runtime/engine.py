@@ -40,7 +40,7 @@ from workbench.runtime.service import AbstractLaw, ServiceModel
 from workbench.runtime.trace import Trace
 from workbench.runtime.workload import Requests, generate
 
-LOOPS = ("auto", "compiled", "fastpath", "python")
+LOOPS = ("auto", "compiled", "aot", "jit", "fastpath", "python")  # aot, jit: the compiled loop from that build
 
 
 class Engine:
@@ -50,7 +50,7 @@ class Engine:
                  requests: Requests | None = None, loop: str = "auto"):
         if loop not in LOOPS:
             raise ValueError(f"loop must be one of {LOOPS}, not {loop!r}")
-        self.loop = loop  # auto | compiled | fastpath | python (the last three only where they apply)
+        self.loop = loop  # auto | compiled | aot | jit | fastpath | python (all but auto only where they apply)
         self.scenario = scenario
         self.model = model if model is not None else AbstractLaw(scenario.service)
         self.requests = requests if requests is not None else generate(scenario)
@@ -99,7 +99,7 @@ class Engine:
 
     def chosen_loop(self) -> str:
         """The loop this run takes: ``compiled``, ``fastpath`` or ``python`` (same trace whichever)."""
-        if self.loop in ("auto", "compiled") and compiled.compiled_applies(self):
+        if self.loop in ("auto", "compiled", "aot", "jit") and compiled.compiled_applies(self):
             return "compiled"
         if self.loop in ("auto", "fastpath") and fast_path_applies(self):
             return "fastpath"

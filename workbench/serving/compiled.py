@@ -5,13 +5,14 @@ the readable loop, field for field and bit for bit (``tests/test_serving_compile
 kernel (:mod:`.compiled_run`, :mod:`.compiled_loop`) asks Python for two things only: the
 cost of one layer's dense kernels at a row count it has not priced yet (the same memoised
 :meth:`~workbench.serving.cost.IterationCost.dense_seconds` the readable loop calls) and more
-room for iteration rows. numba is imported on first use; its machine code is cached on disk
-and warmed at set-up (``python -m workbench.runtime.compiled``).
+room for iteration rows. The kernel runs from the ahead-of-time build when there is one of
+the current sources (:mod:`workbench.aot`: no numba in the process), else by numba's JIT,
+imported on first use, its machine code cached on disk and warmed at set-up
+(``python -m workbench.runtime.compiled``).
 """
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -26,25 +27,26 @@ if TYPE_CHECKING:
 i8, f8 = np.int64, np.float64
 
 
-def _fresh_cache() -> None:
+def drop_stale_cache() -> None:
     """numba checks a cached kernel against its own file only: drop both kernels' machine code when either
-    module changed (the kernel in compiled_run inlines the scheduler of compiled_loop)."""
+    module or their layout changed (the kernel in compiled_run inlines the scheduler of compiled_loop)."""
     from pathlib import Path
 
     from workbench.runtime.compiled import drop_stale
 
     here = Path(__file__).parent
-    drop_stale([here / "compiled_loop.py", here / "compiled_run.py"], here / "__pycache__", "kernels.sha256",
-               ("compiled_loop*", "compiled_run*"))
+    drop_stale([here / "compiled_layout.py", here / "compiled_loop.py", here / "compiled_run.py"],
+               here / "__pycache__", "kernels.sha256", ("compiled_loop*", "compiled_run*"))
 
 
-def simulate_compiled(run: ServingRun) -> ServingTrace:
-    """Run ``run`` through the compiled loop (the caller has checked it with ``check_run``)."""
-    if "workbench.serving.compiled_run" not in sys.modules:  # before numba loads the kernels, once a process
-        _fresh_cache()
-    from workbench.serving import compiled_loop as K
-    from workbench.serving.compiled_run import run_tokens
+def simulate_compiled(run: ServingRun, path: str = "auto") -> ServingTrace:
+    """Run ``run`` through the compiled loop of build ``path`` (``auto``, ``aot``, ``jit``:
+    :func:`workbench.aot.kernel`); the caller has checked it with ``check_run``."""
+    from workbench.aot import kernel
+    from workbench.serving import compiled_layout as K
     from workbench.serving.engine import assemble
+
+    run_tokens = kernel("run_tokens", path)
 
     req = draw(run.tenants, run.requests, run.seed)
     cost = IterationCost.of_run(run)

@@ -14,30 +14,47 @@ from __future__ import annotations
 
 from numba import njit
 
-# status codes
-DONE, NEED_DENSE, NEED_ROOM, STUCK = 0, 1, 2, 3
-# phases (as workbench.serving.state)
-WAITING, PREFILL, DECODE, SWAPPED, FINISHED = 0, 1, 2, 3, 4
-# modes
-PREFILL_FIRST, CHUNKED, REQUEST = 0, 1, 2
-# integer parameters pi[...]
-P_N, P_MODE, P_TOKENS, P_SEQS, P_BS, P_TOTAL, P_WATER, P_SWAP, P_NSIZES0, P_RECOMPILE, P_LIMIT, P_SHARED, \
-    P_PARTS, P_D, P_ITEM, P_LAYERS, N_PI = range(17)
-# float parameters pf[...]
-F_BLOCK_BYTES, F_SWAP_BW, F_PAUSE, F_ATT, F_PEAK, F_KV, F_BW, F_LAUNCH, N_PF = range(9)
-# integer state si[...]
-S_NXT, S_DONE, S_USED, S_NWAIT, S_NSWAP, S_NRUN, S_NROWS, S_PENDING, S_NEED_ROWS, S_NEED_GEN, S_NDEC, S_NPRE, \
-    S_PREEMPTED, S_NSIZES, S_RECOMPILES, S_HIT, S_PADDED, S_FALLBACK, S_RECOMPILED, S_PAD_TOKENS, S_ROWS, S_GEN, \
-    S_CTX, S_RUNNING, S_BTOK, S_BSEQ, N_SI = range(27)
-# float state sf[...]
-T_NOW, T_SWAP_BYTES, T_KEYS, T_PAUSE, N_SF = range(5)
-# per-sequence integer columns q[...]
-Q_KEY, Q_PROMPT, Q_OUT, Q_GEN, Q_CACHED, Q_TARGET, Q_PHASE, Q_HELD, Q_PREEMPT, Q_OFFSET, N_Q = range(11)
-# per-sequence float columns g[...]
-G_ARRIVAL, G_ADMIT, G_FIRST, G_FINISH, N_G = range(5)
+from workbench.serving.compiled_layout import (  # the layout, by name
+    DECODE,
+    F_BLOCK_BYTES,
+    G_ADMIT,
+    P_BS,
+    P_MODE,
+    P_N,
+    P_SEQS,
+    P_SWAP,
+    P_TOKENS,
+    P_TOTAL,
+    P_WATER,
+    PREFILL,
+    PREFILL_FIRST,
+    Q_CACHED,
+    Q_GEN,
+    Q_HELD,
+    Q_KEY,
+    Q_OUT,
+    Q_PHASE,
+    Q_PREEMPT,
+    Q_PROMPT,
+    Q_TARGET,
+    REQUEST,
+    S_BSEQ,
+    S_BTOK,
+    S_NDEC,
+    S_NPRE,
+    S_NRUN,
+    S_NSWAP,
+    S_NWAIT,
+    S_PREEMPTED,
+    S_USED,
+    SWAPPED,
+    T_NOW,
+    T_SWAP_BYTES,
+    WAITING,
+)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def _push(h, size, key):
     j = size
     h[j] = key
@@ -50,7 +67,7 @@ def _push(h, size, key):
     h[j] = key
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def _pop(h, size):
     """Remove the smallest key of the heap of ``size`` keys (the caller lowers its size)."""
     last = h[size - 1]
@@ -70,7 +87,7 @@ def _pop(h, size):
         h[j] = last
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def _insort(run, size, key):
     j = size
     while j > 0 and run[j - 1] > key:
@@ -79,7 +96,7 @@ def _insort(run, size, key):
     run[j] = key
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def _remove(run, size, key):
     lo, hi = 0, size
     while lo < hi:
@@ -92,12 +109,12 @@ def _remove(run, size, key):
         run[j] = run[j + 1]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def _blocks(tokens, bs):
     return -(-tokens // bs)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def _grow(pi, si, q, i, tokens):
     need = _blocks(tokens, pi[P_BS]) - q[Q_HELD, i]
     if need <= 0:
@@ -109,7 +126,7 @@ def _grow(pi, si, q, i, tokens):
     return True
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def _release(si, q, i):
     held = q[Q_HELD, i]
     si[S_USED] -= held
@@ -117,12 +134,12 @@ def _release(si, q, i):
     return held
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def _can_admit(pi, si, tokens):
     return (pi[P_TOTAL] - si[S_USED]) - _blocks(tokens, pi[P_BS]) >= pi[P_WATER]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def _take(si, tokens):
     if tokens > si[S_BTOK] or si[S_BSEQ] < 1:
         return False
@@ -131,7 +148,7 @@ def _take(si, tokens):
     return True
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def _start(pi, si, sf, q, g, run, i, tokens):
     _grow(pi, si, q, i, tokens)
     if g[G_ADMIT, i] != g[G_ADMIT, i]:
@@ -141,7 +158,7 @@ def _start(pi, si, sf, q, g, run, i, tokens):
     si[S_NRUN] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _preempt(pi, pf, si, sf, q, run, wait, swap, v):
     _remove(run, si[S_NRUN], q[Q_KEY, v])
     si[S_NRUN] -= 1
@@ -161,12 +178,13 @@ def _preempt(pi, pf, si, sf, q, run, wait, swap, v):
         si[S_NWAIT] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _decodes(pi, pf, si, sf, q, run, wait, swap, snap, dec):
     """Every running decode in scheduling order gets one token and a KV slot, preempting from the back."""
     n, bs = pi[P_N], pi[P_BS]
     m = si[S_NRUN]
-    snap[:m] = run[:m]
+    for j in range(m):  # snap[:m] = run[:m], element by element: a slice copy may allocate (NRT)
+        snap[j] = run[j]
     room, seats = si[S_BTOK], si[S_BSEQ]
     for j in range(m):
         i = snap[j] % n
@@ -189,7 +207,7 @@ def _decodes(pi, pf, si, sf, q, run, wait, swap, snap, dec):
     si[S_BTOK], si[S_BSEQ] = room, seats
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _swap_ins(pi, pf, si, sf, q, run, swap, dec, pre, chunked):
     if si[S_PREEMPTED] > 0:
         return
@@ -221,7 +239,7 @@ def _swap_ins(pi, pf, si, sf, q, run, swap, dec, pre, chunked):
                 si[S_NPRE] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _step(pi, pf, si, sf, q, g, run, wait, swap, snap, dec, pre):  # noqa: C901 - the three policies, as one kernel
     """One iteration's batch, as the configured policy builds it (the scheduler module's ``step``)."""
     n, mode, seqs = pi[P_N], pi[P_MODE], pi[P_SEQS]

@@ -2,144 +2,145 @@
 
 Line for line the ``while`` of :func:`workbench.serving.engine.simulate_tokens`, with the
 bucket placement of :class:`workbench.serving.buckets.BucketState` and the price of
-:meth:`workbench.serving.cost.IterationCost.pricer`. Layout names in :mod:`.compiled_loop`.
+:meth:`workbench.serving.cost.IterationCost.pricer`. Layout names in :mod:`.compiled_layout`.
 """
 
 from __future__ import annotations
 
 from numba import njit
 
+from workbench.serving import compiled_layout as L
 from workbench.serving import compiled_loop as K
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def _finish(si, q, g, run, i, t):
-    g[K.G_FINISH, i] = t
-    q[K.Q_PHASE, i] = K.FINISHED
-    K._remove(run, si[K.S_NRUN], q[K.Q_KEY, i])
-    si[K.S_NRUN] -= 1
+    g[L.G_FINISH, i] = t
+    q[L.Q_PHASE, i] = L.FINISHED
+    K._remove(run, si[L.S_NRUN], q[L.Q_KEY, i])
+    si[L.S_NRUN] -= 1
     K._release(si, q, i)
-    si[K.S_DONE] += 1
+    si[L.S_DONE] += 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def _emit(si, q, g, run, token_s, i, t):
-    gen = q[K.Q_GEN, i]
-    token_s[q[K.Q_OFFSET, i] + gen] = t
+    gen = q[L.Q_GEN, i]
+    token_s[q[L.Q_OFFSET, i] + gen] = t
     if gen == 0:
-        g[K.G_FIRST, i] = t
-    q[K.Q_GEN, i] = gen + 1
-    if gen + 1 == q[K.Q_OUT, i]:
+        g[L.G_FIRST, i] = t
+    q[L.Q_GEN, i] = gen + 1
+    if gen + 1 == q[L.Q_OUT, i]:
         _finish(si, q, g, run, i, t)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _place(pi, pf, si, sizes, tokens):
     """(rows priced, generic?, pause s) of an iteration of ``tokens`` tokens (BucketState.place)."""
-    if pi[K.P_NSIZES0] == 0:
-        si[K.S_HIT] += 1
+    if pi[L.P_NSIZES0] == 0:
+        si[L.S_HIT] += 1
         return tokens, 0, 0.0
-    m = si[K.S_NSIZES]
+    m = si[L.S_NSIZES]
     k = 0
     while k < m and sizes[k] < tokens:  # bisect_left
         k += 1
     if k < m:
         size = sizes[k]
         if size == tokens:
-            si[K.S_HIT] += 1
+            si[L.S_HIT] += 1
         else:
-            si[K.S_PADDED] += 1
-        si[K.S_PAD_TOKENS] += size - tokens
+            si[L.S_PADDED] += 1
+        si[L.S_PAD_TOKENS] += size - tokens
         return size, 0, 0.0
-    if pi[K.P_RECOMPILE] and si[K.S_RECOMPILES] < pi[K.P_LIMIT]:
+    if pi[L.P_RECOMPILE] and si[L.S_RECOMPILES] < pi[L.P_LIMIT]:
         size = 1
         while size < tokens:  # the next power of two
             size <<= 1
         K._insort(sizes, m, size)
-        si[K.S_NSIZES] = m + 1
-        si[K.S_RECOMPILES] += 1
-        si[K.S_RECOMPILED] += 1
-        si[K.S_PAD_TOKENS] += size - tokens
-        return size, 0, pf[K.F_PAUSE]
-    si[K.S_FALLBACK] += 1
+        si[L.S_NSIZES] = m + 1
+        si[L.S_RECOMPILES] += 1
+        si[L.S_RECOMPILED] += 1
+        si[L.S_PAD_TOKENS] += size - tokens
+        return size, 0, pf[L.F_PAUSE]
+    si[L.S_FALLBACK] += 1
     return tokens, 1, 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def run_tokens(pi, pf, si, sf, q, g, token_s, run, wait, swap, snap, dec, pre, sizes, dense, rows):
     """Run until every request is done (``DONE``) or Python must answer (``NEED_DENSE``, ``NEED_ROOM``)."""
-    n = pi[K.P_N]
-    while si[K.S_DONE] < n:
-        if si[K.S_PENDING]:  # the built iteration: price it, then its tokens come out
-            r, gen = si[K.S_ROWS], si[K.S_GEN]
+    n = pi[L.P_N]
+    while si[L.S_DONE] < n:
+        if si[L.S_PENDING]:  # the built iteration: price it, then its tokens come out
+            r, gen = si[L.S_ROWS], si[L.S_GEN]
             s = dense[gen, r]
             if s != s:
-                si[K.S_NEED_ROWS], si[K.S_NEED_GEN] = r, gen
-                return K.NEED_DENSE
-            j = si[K.S_NROWS]
+                si[L.S_NEED_ROWS], si[L.S_NEED_GEN] = r, gen
+                return L.NEED_DENSE
+            j = si[L.S_NROWS]
             if j >= rows.shape[0]:
-                return K.NEED_ROOM
-            t = sf[K.T_NOW]
-            tokens, prefill, nd, npre = si[K.S_NDEC], 0, si[K.S_NDEC], si[K.S_NPRE]
+                return L.NEED_ROOM
+            t = sf[L.T_NOW]
+            tokens, prefill, nd, npre = si[L.S_NDEC], 0, si[L.S_NDEC], si[L.S_NPRE]
             for x in range(npre):
                 prefill += pre[1, x]
             total = tokens + prefill
-            launch, bw, d = pf[K.F_LAUNCH], pf[K.F_BW], pi[K.P_D]
-            reduce = 2 * (launch + pi[K.P_PARTS] * total * d * pi[K.P_ITEM] / bw) if pi[K.P_SHARED] else 0.0
-            cached = float(si[K.S_CTX])
-            layer = s + reduce + max(pf[K.F_ATT] * sf[K.T_KEYS] / pf[K.F_PEAK], pf[K.F_KV] * (cached + total) / bw) \
+            launch, bw, d = pf[L.F_LAUNCH], pf[L.F_BW], pi[L.P_D]
+            reduce = 2 * (launch + pi[L.P_PARTS] * total * d * pi[L.P_ITEM] / bw) if pi[L.P_SHARED] else 0.0
+            cached = float(si[L.S_CTX])
+            layer = s + reduce + max(pf[L.F_ATT] * sf[L.T_KEYS] / pf[L.F_PEAK], pf[L.F_KV] * (cached + total) / bw) \
                 + launch
-            price = pi[K.P_LAYERS] * layer if total > 0 else 0.0
-            swap_s = sf[K.T_SWAP_BYTES] / pf[K.F_SWAP_BW]
-            t_end = t + sf[K.T_PAUSE] + price + swap_s
+            price = pi[L.P_LAYERS] * layer if total > 0 else 0.0
+            swap_s = sf[L.T_SWAP_BYTES] / pf[L.F_SWAP_BW]
+            t_end = t + sf[L.T_PAUSE] + price + swap_s
             for x in range(npre):  # prefilled
                 i, k = pre[0, x], pre[1, x]
-                c = q[K.Q_CACHED, i] + k
-                q[K.Q_CACHED, i] = c
-                if c == q[K.Q_TARGET, i]:
-                    q[K.Q_PHASE, i] = K.DECODE
+                c = q[L.Q_CACHED, i] + k
+                q[L.Q_CACHED, i] = c
+                if c == q[L.Q_TARGET, i]:
+                    q[L.Q_PHASE, i] = L.DECODE
                     _emit(si, q, g, run, token_s, i, t_end)
             for x in range(nd):  # decoded
                 i = dec[x]
-                q[K.Q_CACHED, i] += 1
+                q[L.Q_CACHED, i] += 1
                 _emit(si, q, g, run, token_s, i, t_end)
             rows[j, 0], rows[j, 1], rows[j, 2], rows[j, 3], rows[j, 4] = t, t_end, prefill, tokens, tokens + npre
-            rows[j, 5], rows[j, 6], rows[j, 7] = si[K.S_RUNNING], si[K.S_USED], si[K.S_PREEMPTED]
-            rows[j, 8], rows[j, 9] = swap_s, sf[K.T_PAUSE]
-            si[K.S_NROWS] = j + 1
-            si[K.S_PENDING] = 0
-            sf[K.T_NOW] = t_end
+            rows[j, 5], rows[j, 6], rows[j, 7] = si[L.S_RUNNING], si[L.S_USED], si[L.S_PREEMPTED]
+            rows[j, 8], rows[j, 9] = swap_s, sf[L.T_PAUSE]
+            si[L.S_NROWS] = j + 1
+            si[L.S_PENDING] = 0
+            sf[L.T_NOW] = t_end
             continue
-        t = sf[K.T_NOW]
-        nxt = si[K.S_NXT]
-        while nxt < n and g[K.G_ARRIVAL, nxt] <= t:
-            K._push(wait, si[K.S_NWAIT], q[K.Q_KEY, nxt])
-            si[K.S_NWAIT] += 1
+        t = sf[L.T_NOW]
+        nxt = si[L.S_NXT]
+        while nxt < n and g[L.G_ARRIVAL, nxt] <= t:
+            K._push(wait, si[L.S_NWAIT], q[L.Q_KEY, nxt])
+            si[L.S_NWAIT] += 1
             nxt += 1
-        si[K.S_NXT] = nxt
-        if si[K.S_NRUN] == 0 and si[K.S_NWAIT] == 0 and si[K.S_NSWAP] == 0:
-            sf[K.T_NOW] = g[K.G_ARRIVAL, nxt]
+        si[L.S_NXT] = nxt
+        if si[L.S_NRUN] == 0 and si[L.S_NWAIT] == 0 and si[L.S_NSWAP] == 0:
+            sf[L.T_NOW] = g[L.G_ARRIVAL, nxt]
             continue
-        si[K.S_PREEMPTED], sf[K.T_SWAP_BYTES] = 0, 0.0
+        si[L.S_PREEMPTED], sf[L.T_SWAP_BYTES] = 0, 0.0
         K._step(pi, pf, si, sf, q, g, run, wait, swap, snap, dec, pre)
-        if si[K.S_NDEC] == 0 and si[K.S_NPRE] == 0:
+        if si[L.S_NDEC] == 0 and si[L.S_NPRE] == 0:
             if nxt >= n:
-                return K.STUCK
-            sf[K.T_NOW] = max(t, g[K.G_ARRIVAL, nxt])
+                return L.STUCK
+            sf[L.T_NOW] = max(t, g[L.G_ARRIVAL, nxt])
             continue
         ctx = 0
-        for x in range(si[K.S_NDEC]):
-            ctx += q[K.Q_CACHED, dec[x]]
-        keys = float(ctx + si[K.S_NDEC])
+        for x in range(si[L.S_NDEC]):
+            ctx += q[L.Q_CACHED, dec[x]]
+        keys = float(ctx + si[L.S_NDEC])
         prefill = 0
-        for x in range(si[K.S_NPRE]):
+        for x in range(si[L.S_NPRE]):
             i, k = pre[0, x], pre[1, x]
-            start = q[K.Q_CACHED, i]
+            start = q[L.Q_CACHED, i]
             prefill += k
             keys += k * start + k * (k + 1) / 2  # causal_keys(start, k)
             ctx += start
-        si[K.S_CTX], sf[K.T_KEYS], si[K.S_RUNNING] = ctx, keys, si[K.S_NRUN]
-        r, gen, pause = _place(pi, pf, si, sizes, si[K.S_NDEC] + prefill)
-        si[K.S_ROWS], si[K.S_GEN], sf[K.T_PAUSE] = r, gen, pause
-        si[K.S_PENDING] = 1
-    return K.DONE
+        si[L.S_CTX], sf[L.T_KEYS], si[L.S_RUNNING] = ctx, keys, si[L.S_NRUN]
+        r, gen, pause = _place(pi, pf, si, sizes, si[L.S_NDEC] + prefill)
+        si[L.S_ROWS], si[L.S_GEN], sf[L.T_PAUSE] = r, gen, pause
+        si[L.S_PENDING] = 1
+    return L.DONE

@@ -14,10 +14,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from workbench import aot
 from workbench.errors import ConfigError
 from workbench.hardware import Hardware
 from workbench.limits import check_int_range
-from workbench.runtime.compiled import available
 from workbench.serving.buckets import BucketState
 from workbench.serving.config import Decoder, KVConfig, SchedulerConfig, Tenant, TokenBuckets
 from workbench.serving.cost import IterationCost, causal_keys
@@ -92,23 +92,24 @@ def check_run(run: ServingRun) -> None:
                           "prompt and output, prefilled again after a preemption); raise it or chunk prefills")
 
 
-LOOPS = ("auto", "compiled", "python")
+LOOPS = ("auto", "compiled", "aot", "jit", "python")  # aot, jit: the compiled loop from that build
 
 
 def simulate_tokens(run: ServingRun, loop: str = "auto") -> ServingTrace:
     """Run ``run`` to the last token of every request (deterministic for its seed).
 
     ``loop``: ``python`` runs the readable loop below (the reference); ``compiled`` (and ``auto``
-    where numba is installed) the same loop compiled (:mod:`workbench.serving.compiled`), equal
-    bit for bit.
+    where it can run: built ahead of time, or numba installed) the same loop compiled
+    (:mod:`workbench.serving.compiled`), equal bit for bit; ``aot`` and ``jit`` the compiled
+    loop from that build (:func:`workbench.aot.kernel`).
     """
     check_run(run)
     if loop not in LOOPS:
         raise ValueError(f"loop must be one of {LOOPS}, not {loop!r}")
-    if loop == "compiled" or (loop == "auto" and available()):
+    if loop in ("compiled", "aot", "jit") or (loop == "auto" and aot.available()):
         from workbench.serving.compiled import simulate_compiled
 
-        return simulate_compiled(run)
+        return simulate_compiled(run, loop if loop in ("aot", "jit") else "auto")
     return _simulate_python(run)
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -30,11 +29,17 @@ def available() -> bool:
     return importlib.util.find_spec("numba") is not None
 
 
+def kernel_path(e: Engine) -> str:
+    """The build of the compiled loop a run asks for: ``aot``, ``jit``, or ``auto`` (:func:`workbench.aot.kernel`)."""
+    return e.loop if e.loop in ("aot", "jit") else "auto"
+
+
 def compiled_applies(e: Engine) -> bool:
     """Whether the compiled loop implements every policy of this run (otherwise the Python loop runs)."""
+    from workbench import aot
     from workbench.runtime import policies as pol
 
-    if not available():
+    if not aot.available(kernel_path(e)):
         return False
     if type(e.batching) not in (pol.NoBatching, pol.DynamicBatching, pol.StaticBatching):
         return False
@@ -52,9 +57,7 @@ def compiled_applies(e: Engine) -> bool:
 
 
 def run_compiled(e: Engine) -> RunColumns:
-    """The run's columns by the compiled loop (numba imported, and its cache loaded, on first call)."""
-    if "workbench.runtime.compiled.driver" not in sys.modules:
-        drop_stale_cache()
+    """The run's columns by the compiled loop (its build, or numba and its cache, loaded on first call)."""
     from workbench.runtime.compiled.driver import run_compiled as run
 
     return run(e)
@@ -64,12 +67,15 @@ def drop_stale_cache() -> None:
     """Delete the on-disk machine code if any compiled module changed since it was built.
 
     numba checks a cached function against its own source file only, so an edit to a module
-    it calls would leave stale code in use; a digest of all the package's sources (and of the
-    cost model's, which the loop calls), kept beside the cache, catches that.
+    it calls or takes constants from would leave stale code in use; a digest of all the
+    package's sources (and of the cost model's, which the loop calls, and of the modules
+    whose constants either freezes in), kept beside each cache, catches that.
     """
     here = Path(__file__).parent
     compiler = here.parent.parent / "compiler"  # the loop costs a plan's batches with the compiled cost model
-    drop_stale(sorted(here.glob("*.py")) + [compiler / "cost_table.py", compiler / "cost_book.py"],
+    model = [compiler / "cost_table.py", compiler / "cost_flat.py", compiler / "cost.py"]
+    drop_stale(model, compiler / "__pycache__", "cost_table.sha256", ("cost_table*",))
+    drop_stale(sorted(here.glob("*.py")) + model + [compiler / "cost_book.py", here.parent / "trace.py"],
                here / "__pycache__", "sources.sha256", ("*",))
 
 

@@ -4,6 +4,9 @@ Compiles the loop and the cost model once for the argument types every run uses 
 next to the modules (numba ``cache=True``), so a learner's first panel change loads it in
 a fraction of a second instead of compiling for several (a cache older than any of the
 package's sources is dropped first: see ``drop_stale_cache``). Prints the time taken.
+It warms numba's JIT even where an ahead-of-time build is current (``loop="jit"``): the
+build (``python -m workbench.aot``, next in ``make``) loads the kernels it calls from this
+cache, and a run whose arguments do not fit the build's signatures takes the JIT.
 """
 
 from __future__ import annotations
@@ -26,23 +29,26 @@ def warm() -> float:
     t = time.perf_counter()
     sc = Scenario(streams=(Stream("s", Arrivals(rate=2.0)),), requests=50, hardware=Hardware(cores=2),
                   service=Service(memory_share=0.5), batching=Batching(policy="dynamic", max_batch=4))
-    Engine(sc, loop="compiled").run()
+    Engine(sc, loop="jit").run()
     from workbench.compiler import compile_plan
+    from workbench.compiler.plan import _compiled_phases
     from workbench.models import build
 
     plan = compile_plan(build("transformer_block", {"d_model": 64, "heads": 2}), Hardware(), {"seq": [16]})
-    plan.phases(plan.buckets[0].mapping, 2, 16)  # the compiled cost model (workbench.compiler.cost_table)
+    mapping = plan.buckets[0].mapping  # the compiled cost model (workbench.compiler.cost_table):
+    _compiled_phases(plan, plan._flat(mapping), 2, 16, "jit")
     from dataclasses import replace
 
-    from workbench.pipeline import run_scenario
+    from workbench.pipeline import service_model
     from workbench.scenario import load_scenario
 
-    run_scenario(replace(load_scenario("shape_drift"), requests=200))  # batches costed in the loop (a cost book)
+    sc = replace(load_scenario("shape_drift"), requests=200)
+    Engine(sc, service_model(sc), loop="jit").run()  # batches costed in the loop (a cost book)
     from workbench.serving.config import LengthLaw, Tenant
     from workbench.serving.engine import ServingRun, simulate_tokens
 
     simulate_tokens(ServingRun((Tenant("c", 10.0, LengthLaw(8, 0.0, 16), LengthLaw(4, 0.0, 8)),), requests=4),
-                    loop="compiled")  # the token-level serving loop (workbench.serving.compiled)
+                    loop="jit")  # the token-level serving loop (workbench.serving.compiled)
     return time.perf_counter() - t
 
 

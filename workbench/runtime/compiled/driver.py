@@ -1,6 +1,7 @@
 """The compiled loop's Python side: lay the engine's state out as flat arrays, run, answer, assemble.
 
-The numba loop (:mod:`.run`) leaves to Python only for what lives in Python: the service
+The compiled loop (:mod:`.run`, built ahead of time or by numba's JIT: :mod:`workbench.aot`)
+leaves to Python only for what lives in Python: the service
 model's unit-mean factors (drawn in chunks from the engine's generator, the same sequence
 as the reference loop's), the cost and phases of a (class, size, shape key) seen for the
 first time when the service model is not a compiled plan (the same ``batch_cost`` the
@@ -17,12 +18,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from workbench.aot import kernel
 from workbench.compiler.cost_book import no_book
 from workbench.runtime.allocator import release_free_memory
 from workbench.runtime.assembly import dense_floats, distinct
 from workbench.runtime.columns import FACTOR_CHUNK, ResidencyCounts, RunColumns
+from workbench.runtime.compiled import kernel_path
 from workbench.runtime.compiled import layout as L
-from workbench.runtime.compiled.run import run_loop
 from workbench.runtime.policies import DynamicBatching, Fifo, RoundRobin, StaticBatching, WeightedFair
 from workbench.runtime.residency import link_terms
 from workbench.runtime.trace import COMPLETED
@@ -142,10 +144,11 @@ class _Run:
         self.X = [rres, np.empty(room, f8), np.zeros(mb + max(cq_len, default=1), i8), np.zeros(256, i4),
                   np.zeros((2, 256), f8)]
         self.P, self.si, self.sf = (pi, pf, pref), si, sf
+        self.loop = kernel("run_loop", kernel_path(e))  # the ahead-of-time build, or numba's JIT
 
     def step(self) -> int:
         """Run the compiled loop until it finishes or asks for something."""
-        return run_loop(self.P, self.R, self.Q, self.K, self.B, tuple(self.C), self.H, tuple(self.T), self.W,
+        return self.loop(self.P, self.R, self.Q, self.K, self.B, tuple(self.C), self.H, tuple(self.T), self.W,
                         tuple(self.X), self.si, self.sf)
 
     def more_factors(self) -> None:

@@ -1,0 +1,126 @@
+"""The numba kernels compiled ahead of time: one CPython extension, built at set-up, imported without numba.
+
+A ``workbench run`` process spent about half a second importing numba and setting up its
+target context and cache before its first compiled call. numba's ``pycc`` compiles the same
+kernels (the event loop, the cost model, the token-serving loop; the numba source stays the
+one implementation, the readable loops the reference) for the argument types of
+:mod:`.spec` into ``_build/_kernels_<digest>``, a CPython extension that imports in under
+a millisecond and needs neither numba nor its runtime (the kernels allocate nothing:
+``_nrt=False``). ``<digest>`` is the hash of every source the kernels are compiled from
+(:data:`SOURCES`), so a build from other sources is never imported: the process takes the
+JIT, as it does without a build.
+``python -m workbench.aot`` builds it (``make`` does, after warming numba's cache).
+
+:func:`kernel` gives an entry point by path: ``aot`` (the build; an error when there is none
+or a call's types do not fit its signature), ``jit`` (numba), ``auto`` (the build when there
+is one and the call fits, else numba). Every path gives the same results bit for bit
+(``tests/test_compiled.py``, ``tests/test_cost_table.py``, ``tests/test_serving_compiled.py``
+run each one that is available).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import importlib
+import importlib.machinery
+import importlib.util
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+
+from workbench.aot.spec import ENTRIES, fits
+
+PATHS = ("auto", "aot", "jit")
+BUILD = Path(__file__).parent / "_build"  # ignored by git; ``make clean`` removes it
+PACKAGE = Path(__file__).parent.parent
+SOURCES = (  # every module whose code or constants the kernels are compiled from (relative to the package)
+    "aot/spec.py", "runtime/compiled/layout.py", "runtime/compiled/parts.py", "runtime/compiled/queues.py",
+    "runtime/compiled/kernel.py", "runtime/compiled/dispatch.py", "runtime/compiled/costs.py",
+    "runtime/compiled/run.py", "runtime/trace.py", "compiler/cost_table.py", "compiler/cost_flat.py",
+    "compiler/cost_book.py", "compiler/cost.py", "serving/compiled_layout.py", "serving/compiled_loop.py",
+    "serving/compiled_run.py",
+)
+
+
+def digest() -> str:
+    """The hash the build of the current sources is named by (16 hex digits)."""
+    h = hashlib.sha256()
+    for rel in SOURCES:
+        h.update(rel.encode() + b"\0" + (PACKAGE / rel).read_bytes())
+    return h.hexdigest()[:16]
+
+
+def extension_path(name: str | None = None) -> Path:
+    """Where the build of the current sources (or the module ``name``) lies."""
+    return BUILD / ((name or f"_kernels_{digest()}") + importlib.machinery.EXTENSION_SUFFIXES[0])
+
+
+@functools.cache
+def extension() -> ModuleType | None:
+    """The ahead-of-time build of the current sources, imported once a process; None when there is none."""
+    path = extension_path()
+    if not path.is_file():
+        return None
+    spec = importlib.util.spec_from_file_location(path.name.split(".")[0], path)
+    try:
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    except ImportError:  # built for another interpreter or platform: the JIT runs instead
+        return None
+    return module
+
+
+def numba_installed() -> bool:
+    """Whether numba is installed (the JIT path, and what builds the extension)."""
+    return importlib.util.find_spec("numba") is not None
+
+
+def available(path: str = "auto") -> bool:
+    """Whether the kernels can run by ``path`` (``auto``: by either)."""
+    if path not in PATHS:
+        raise ValueError(f"kernel path must be one of {PATHS}, not {path!r}")
+    if path == "aot":
+        return extension() is not None
+    if path == "jit":
+        return numba_installed()
+    return extension() is not None or numba_installed()
+
+
+def paths() -> list[str]:
+    """The paths that can run here, ``aot`` and ``jit`` (what the equality tests run each of)."""
+    return [p for p in ("aot", "jit") if available(p)]
+
+
+def kernel(name: str, path: str = "auto") -> Callable:
+    """Entry point ``name`` of :data:`~workbench.aot.spec.ENTRIES` by ``path`` (``auto``, ``aot``, ``jit``)."""
+    if path not in PATHS:
+        raise ValueError(f"kernel path must be one of {PATHS}, not {path!r}")
+    entry = ENTRIES[name]
+    ext = extension() if path != "jit" else None
+    if ext is None:
+        if path == "aot":
+            raise LookupError(f"no ahead-of-time build of the current sources ({extension_path()}): "
+                              "python -m workbench.aot builds it")
+        return _jit(name)
+    compiled, spec, strict = getattr(ext, name), entry.args, path == "aot"
+
+    def call(*args):
+        if fits(args, spec):
+            return compiled(*args)
+        if strict:
+            raise TypeError(f"{name}: the arguments do not fit the ahead-of-time signature (workbench/aot/spec.py)")
+        return _jit(name)(*args)
+
+    call.__name__ = call.__qualname__ = name
+    return call
+
+
+def _jit(name: str) -> Callable:
+    """The numba dispatcher of ``name`` (its stale machine code dropped first, once a process)."""
+    entry = ENTRIES[name]
+    if entry.module not in sys.modules:
+        where, fresh = entry.fresh.split(":")
+        getattr(importlib.import_module(where), fresh)()
+    return getattr(importlib.import_module(entry.module), name)
