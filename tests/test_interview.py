@@ -54,6 +54,9 @@ def _drive(cmd: list[str], env: dict, steps: list[tuple[str, str | None]], timeo
     """Run cmd on a pseudo-terminal; for each (expected text, line to send) wait for the text, then send."""
     pid, fd = pty.fork()
     if pid == 0:
+        # a terminal's foreground job takes Ctrl-C; a test run started in the background (bash '&' without job
+        # control) would hand SIGINT down ignored, and Python keeps an ignored SIGINT ignored
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
         os.execve(cmd[0], cmd, env)
     out, deadline = b"", time.time() + timeout
     try:
