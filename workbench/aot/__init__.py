@@ -52,9 +52,25 @@ def digest() -> str:
     return h.hexdigest()[:16]
 
 
+@functools.cache
+def cpu_key() -> str:
+    """This CPU's instruction-set extensions as 8 hex digits (the ``flags`` of ``/proc/cpuinfo``), or ``generic``.
+
+    The build is compiled for the CPU it is made on (5-20 % faster than a generic build) and named by this
+    key, so a venv moved to a CPU without the same extensions finds no build and takes the JIT; where the
+    flags cannot be read the build is generic."""
+    try:
+        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as f:
+            flags = next((line for line in f if line.startswith("flags")), "")
+    except OSError:
+        flags = ""
+    words = flags.partition(":")[2].split()
+    return hashlib.sha256(" ".join(sorted(words)).encode()).hexdigest()[:8] if words else "generic"
+
+
 def extension_path(name: str | None = None) -> Path:
-    """Where the build of the current sources (or the module ``name``) lies."""
-    return BUILD / ((name or f"_kernels_{digest()}") + importlib.machinery.EXTENSION_SUFFIXES[0])
+    """Where the build of the current sources for this CPU (or the module ``name``) lies."""
+    return BUILD / ((name or f"_kernels_{digest()}_{cpu_key()}") + importlib.machinery.EXTENSION_SUFFIXES[0])
 
 
 @functools.cache

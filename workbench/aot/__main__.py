@@ -2,7 +2,7 @@
 
 Compiles every entry point of :data:`~workbench.aot.spec.ENTRIES` with numba's ``pycc``
 (deprecated in numba, still shipped by 0.68) into one extension named by the digest of its
-sources, for a generic CPU of this architecture (the build runs wherever the venv is made),
+sources and the CPU's instruction set (:func:`~workbench.aot.cpu_key`), for the CPU the venv is made on,
 without numba's runtime (no kernel allocates). The new build replaces any older one
 atomically: a process importing it meanwhile sees the old or the new file, never half of one.
 Prints the time taken.
@@ -17,7 +17,7 @@ import time
 import warnings
 from pathlib import Path
 
-from workbench.aot import BUILD, extension_path
+from workbench.aot import BUILD, cpu_key, extension_path
 from workbench.aot.spec import ENTRIES, array_type
 
 
@@ -50,6 +50,10 @@ def build() -> Path:
 
         cc = CC(name)
         cc.output_dir, cc.use_nrt, cc.verbose = tmp, False, False
+        if cpu_key() != "generic":  # for this CPU: the file's name carries the key of its instruction set
+            from llvmlite import binding
+
+            cc.target_cpu = binding.get_host_cpu_name()
         for entry_name, entry in ENTRIES.items():
             fn = getattr(importlib.import_module(entry.module), entry_name)
             sig = numba_type(entry.result)(*(numba_type(a) for a in entry.args))
