@@ -33,7 +33,8 @@ def main(argv: list[str]) -> None:
     answers = [a for a in corpus if final or a["writer"] != FINAL]
     writers = by_writer(answers, drills)
     print(f"{len(answers)} labelled answers from {len(writers)} writers; tuned on {', '.join(TUNED_ON)}"
-          + ("" if final else f"; writer {FINAL} held back (--final scores it)"))
+          + ("" if final else f"; writer {FINAL} held back (--final scores it)")
+          + f"; {', '.join(NEXT)} stored for later final scores, left out")
     print(format_writers(writers))
     left_out = [a for a in answers if a["writer"] not in TUNED_ON and a["writer"] != FINAL]
     if left_out:
@@ -41,7 +42,7 @@ def main(argv: list[str]) -> None:
         ev = evaluate(left_out, drills)
         print(format_evaluation(ev, drills=True))
         print("goals missed: " + ("; ".join(ev.meets_goals()) or "none"))
-    print("\n== every writer" + ("" if final else f" except {FINAL}") + ", pooled")
+    print("\n== every writer" + ("" if final else f" except {FINAL}") + f" and {', '.join(NEXT)}, pooled")
     ev = evaluate(answers, drills)
     print(format_evaluation(ev, drills=True))
     if final and not any(a["writer"] == FINAL for a in corpus):
