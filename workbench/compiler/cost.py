@@ -146,19 +146,26 @@ def _tensor_tile(shape: tuple[int, ...], size: int, item: int, per_head: bool, r
     return 0.0, width
 
 
+def last_reads(graph: Graph, k) -> tuple[dict[str, int], set[str]]:
+    """Each tensor's last reader in kernel ``k`` (its position among ``k.nodes``), and the tensors a batch-matmul
+    in the kernel reads as its right operand."""
+    last: dict[str, int] = {}
+    rhs: set[str] = set()
+    for pos_m, m in enumerate(k.nodes):
+        node = graph.node(m)
+        for pos, i in enumerate(node.inputs):
+            last[i] = pos_m
+            if node.op == Op.BATCH_MATMUL and pos == 1:
+                rhs.add(i)
+    return last, rhs
+
+
 def footprint(graph: Graph, k: Kernel, dims: dict[str, int], attention: str = "flash") -> Footprint:
     """Per-tile SRAM needs and HBM traffic facts of kernel ``k`` at concrete ``dims``."""
     inside = set(k.nodes)
     order = {m: i for i, m in enumerate(k.nodes)}
     heads_of = head_tensors(graph)
-    last: dict[str, int] = {}
-    rhs: set[str] = set()  # tensors a batch-matmul in the kernel reads as its right operand
-    for m in k.nodes:
-        node = graph.node(m)
-        for pos, i in enumerate(node.inputs):
-            last[i] = order[m]
-            if node.op == Op.BATCH_MATMUL and pos == 1:
-                rhs.add(i)
+    last, rhs = last_reads(graph, k)  # rhs: tensors a batch-matmul in the kernel reads as its right operand
     master = concrete(graph.node(k.nodes[0]).shape, dims)
     tokens = _rows(master, k.nodes[0] in heads_of)
     seq = next((concrete(graph.node(t).shape, dims)[2] for t in (*k.inputs, *k.nodes) if t in heads_of), tokens)

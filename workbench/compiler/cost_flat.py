@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from workbench.compiler.cost import TILE_CANDIDATES, head_tensors
+from workbench.compiler.cost import TILE_CANDIDATES, head_tensors, last_reads
 from workbench.graph import DTYPE_BYTES, Graph, Op
 
 BATCH, VALUE = -1, -2  # codes of the symbolic dims in a flattened shape (literal dims are >= 1)
@@ -49,14 +49,7 @@ def flatten(graph: Graph, kernels, tilings, dim: str, attention: str, calibratio
     ti, tout, ki, ops, ops_in1, live, live_at, fit = [], [], [], [], [], [], [0], []
     for k, tiling in zip(kernels, tilings, strict=True):
         inside, order = set(k.nodes), {m: i for i, m in enumerate(k.nodes)}
-        last: dict[str, int] = {}
-        rhs: set[str] = set()
-        for m in k.nodes:
-            node = graph.node(m)
-            for pos, i in enumerate(node.inputs):
-                last[i] = order[m]
-                if node.op == Op.BATCH_MATMUL and pos == 1:
-                    rhs.add(i)
+        last, rhs = last_reads(graph, k)
         names = (*k.inputs, *k.nodes)
         index = {}
         t0 = len(ti)

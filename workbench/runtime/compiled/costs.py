@@ -27,6 +27,7 @@ from numba import njit
 from workbench.compiler import cost_book as CB
 from workbench.compiler.cost_table import kernel_costs
 from workbench.runtime.compiled import layout as L
+from workbench.runtime.compiled.parts import neumaier_add
 
 
 @njit(cache=True, _nrt=False)
@@ -41,13 +42,7 @@ def colsum(out, col: int, n: int, neumaier: bool) -> float:
         return f
     c = 0.0
     for i in range(1, n):
-        x = out[i, col]
-        t = f + x
-        if abs(f) >= abs(x):
-            c += (f - t) + x
-        else:
-            c += (x - t) + f
-        f = t
+        f, c = neumaier_add(f, c, out[i, col])
     if c != 0.0 and c - c == 0.0:  # finite
         f += c
     return f

@@ -86,6 +86,17 @@ def pop(ht, hq, si) -> int:
     return p
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def neumaier_add(f: float, c: float, x: float) -> tuple[float, float]:
+    """One step of CPython's compensated ``sum`` (3.12+): the new running sum and compensation after adding ``x``."""
+    t = f + x
+    if abs(f) >= abs(x):
+        c += (f - t) + x
+    else:
+        c += (x - t) + f
+    return t, c
+
+
 @njit(cache=True, _nrt=False)
 def pysum(cf, row: int, ci, n: int, neumaier: bool) -> float:
     """``sum([cf[row][k] for k in active])`` as CPython computes it (Neumaier-compensated from 3.12)."""
@@ -98,13 +109,7 @@ def pysum(cf, row: int, ci, n: int, neumaier: bool) -> float:
         return f
     c = 0.0
     for i in range(1, n):
-        x = cf[row, ci[L.C_ACT, i]]
-        t = f + x
-        if abs(f) >= abs(x):
-            c += (f - t) + x
-        else:
-            c += (x - t) + f
-        f = t
+        f, c = neumaier_add(f, c, cf[row, ci[L.C_ACT, i]])
     if c != 0.0 and np.isfinite(c):
         f += c
     return f
