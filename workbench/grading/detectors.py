@@ -219,11 +219,14 @@ _FIX_NOUN = re.compile(r"(?<![a-z])(?:fix|fixes|solution|remedy|mitigation|to fi
                        r"meanwhile|ship|recommend)(?![a-z])")
 
 
+_CLAUSE_END = re.compile(r"[.;]|$")
+
+
 def _without_gates(n: str) -> str:
     """The sentence with its release gates blanked ('... held back until p99 passes on a replay of prod traffic')."""
     for g in (GATE, GATE_FIRST, HELD):
         for m in list(g.finditer(n)):
-            end = re.compile(r"[.;]|$").search(n, m.end()).start()  # to the end of the gate's clause
+            end = _CLAUSE_END.search(n, m.end()).start()  # to the end of the gate's clause
             n = n[:m.start()] + " " * (end - m.start()) + n[end:]
     return n
 

@@ -154,11 +154,11 @@ OWNER_CUE = re.compile(r"(?<![a-z])(?:own\w*|ask\w*|decid\w*|theirs|accountab\w*
                        r"engineers)|"
                        r"runs?|ships?|fix\w*|implements?|takes?|builds?|executes?|approves?|who|via|goes to|"
                        r"belongs? to|on it|page[ds]?)(?![a-z])|:")
-# "serving runtime owns the batcher": a subject that owns something (checked: not a core, a bucket or a pronoun)
 # a team named by what it runs: 'the team that runs the serving scheduler should make that change'
 OWNER_THAT = re.compile(r"(?<![a-z])(?:team|group|people|folks|engineers|crew|squad|org)s? (?:that|who) "
                         r"(?:runs?|owns?|operates?|maintains?|manages?|built|builds?|wrote|looks? after|"
                         r"is responsible for|are responsible for) (?:the |our |this )?[a-z]")
+# "serving runtime owns the batcher": a subject that owns something (checked: not a core, a bucket or a pronoun)
 OWNS = re.compile(r"([a-z][a-z-]+(?: [a-z][a-z-]+){0,2}) owns? (?:the |this|it|that|placement|scheduling|batching)")
 NOT_SUBJECT = {"core", "bucket", "kernel", "stream", "model", "batch", "request", "queue", "slice", "tenant", "that",
                "which", "it", "this", "who", "nobody", "someone", "somebody", "everyone", "one", "to", "sure", "not",
