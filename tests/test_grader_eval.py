@@ -20,8 +20,8 @@ from workbench.grading.drills import load_drills
 from workbench.grading.evaluate import GOALS, evaluate, load_corpus
 
 LABELS = Path(__file__).parent / "grader_labels"
-NEXT = ("T",)  # stored for a later final score (grader_eval.py leaves it out too)
-FINAL = "S"  # the held-out writer of tests/benchmarks/grader_eval.py (R was scored once on 2026-12-04, fourth session)
+NEXT = ("U",)  # stored for a later final score (grader_eval.py leaves it out too)
+FINAL = "T"  # held out in tests/benchmarks/grader_eval.py (S: scored once 2026-12-04, then read)
 BELOW_GOAL = {"workload": 0.85}  # corpus less S and T (1,360) 2026-12-04: 0.86; goal 0.9 (fix 0.90 now held to it)
 
 

@@ -209,6 +209,17 @@ FIXES = [
                              "once a production-load test shows no p95 regression.", True),
     # naming the fix is not proposing it: 'weighted' in 'weighted fair queueing' is no action
     ("fairness-starvation", "Weighted fair queueing was the scheduler we had before.", False),
+    # undoing the regression's own change is the fix where the drill says so (revert_terms), unless it is offered as a
+    # possibility or tied to a condition (then it is the rollback)
+    ("batching-queueing-delay", "I'd revert the batcher change today.", True),
+    ("batching-queueing-delay", "Put the old waiting time back.", True),
+    ("fairness-starvation", "The runtime team rolls the scheduler back to sharing by weight.", True),
+    ("kv-preemption-storm", "Revert the memory split to what it was.", True),
+    ("batching-queueing-delay", "We can always revert the batcher config.", False),
+    ("batching-queueing-delay", "Revert the batcher config if canary p99 is worse.", False),
+    ("fairness-starvation", "We will not go back to the old scheduler.", False),
+    # a drill whose regression came from no change of ours has no revert that fixes it
+    ("compiler-runtime-mapping", "Revert to the previous plan today.", False),
 ]
 
 

@@ -20,9 +20,9 @@ from workbench.grading.evaluate import by_writer, evaluate, format_evaluation, f
 
 LABELS = Path(__file__).resolve().parents[1] / "grader_labels"
 # writers whose disagreements were read while writing the rules
-TUNED_ON = ("legacy", "A", "B", "C", "D", "E", "F", "G", "H", "J", "K", "L", "M", "N", "O", "P", "Q", "R")
-FINAL = "S"  # the next held-out writer, scored once at the end (R was scored once on 2026-12-04, fourth session)
-NEXT = ("T",)  # stored for a later final score: left out of every table, --final included
+TUNED_ON = ("legacy", "A", "B", "C", "D", "E", "F", "G", "H", "J", "K", "L", "M", "N", "O", "P", "Q", "R", "S")
+FINAL = "T"  # the held-out writer, scored once at the end (S: scored once 2026-12-04, then read)
+NEXT = ("U",)  # stored for a later final score: left out of every table, --final included
 
 
 def main(argv: list[str]) -> None:

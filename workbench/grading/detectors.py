@@ -37,6 +37,7 @@ from workbench.grading.lexicon import (
     HELD,
     I_OWN,
     LOOK_INTO,
+    MAYBE_BACK,
     METRICS,
     NAMED,
     NOT_A_FIX,
@@ -49,6 +50,7 @@ from workbench.grading.lexicon import (
     OWNS,
     PROOF,
     QUALIFIERS,
+    REVERT_VERB,
     ROLES,
     ROLLBACK_LABEL,
     TRIAL,
@@ -240,6 +242,22 @@ def _fix_line(n: str, words: frozenset[str]) -> bool:
     return bool(_ACTION.search(body)) and any(content_words(i) >= 3 and _names(i, words) for i in links(body))
 
 
+NEGATED_BACK = re.compile(r"(?:instead of|rather than|not|never|no|don't|won't|without)\s+(?:\w+\s+){0,2}$")
+
+
+def reverts(n: str, terms: tuple[str, ...]) -> bool:
+    """Does the sentence undo the regression's own change, unconditionally ('revert the batcher change', 'go back to
+    the old window and cap', 'rolls it back to weighted fair queueing')? The change must be named within the way
+    back's reach; 'we can always roll back', 'roll back if needed' and 'instead of flipping back' undo nothing."""
+    for m in REVERT_VERB.finditer(n) if terms else ():
+        before, after = n[max(0, m.start() - 30):m.start()], n[m.end():m.end() + 30]
+        if MAYBE_BACK.search(before) or MAYBE_BACK.search(after) or NEGATED_BACK.search(before):
+            continue
+        if has(n[max(0, m.start() - 30):m.end() + 60], terms):
+            return True
+    return False
+
+
 def fix_sentence(s: str, n: str, drill: Drill, words: frozenset[str]) -> bool:
     """Does this one sentence propose a bounded fix on the drill's fix vocabulary (the rule, sentence by sentence)?"""
     if ROLLBACK_LABEL.match(n) or OTHER_LABEL.match(n):
@@ -268,6 +286,8 @@ def fix_sentence(s: str, n: str, drill: Drill, words: frozenset[str]) -> bool:
         if (_ACTION.search(near) or FIX_MARKER.search(near)) and not (
                 NOT_A_FIX.search(body[max(0, at - 60):at]) or _TO_PROVE.search(body[at:at + 40])):
             return True
+    if reverts(n, drill.rubric.revert_terms):  # undoing the change that caused it, not tied to a condition
+        return True
     # a proposal ("fix:", "I'd", "we should", an imperative) whose verb acts on this drill's fix words
     proposed = FIX_MARKER.search(n) or has(" " + body.strip().split(" ")[0] + " ", ACTIONS)
     return bool(proposed and _acts_on(body, words))

@@ -102,6 +102,15 @@ GATE_FIRST = re.compile(r"(?<![a-z])(?:(?:until|till|unless|only (?:once|after|w
                         r" only (?:with|behind|after|on|through) (?:a |an |the )?(?:[\w-]+ ){0,2}?"
                         r"(?:canary|load[- ]test|validation|sign-?off|pilot|trial))")
 # "ship behind a canary and revert if it's worse": a vague regression made concrete by a trial to compare against
+# undoing a change, as a verb ('revert the batcher change', 'put the old waiting time back', 'back to WFQ'); unlike
+# WAY_BACK, no 'keep the old plan loaded' or kill switch, which prepare a rollback and undo nothing
+REVERT_VERB = re.compile(r"(?<![a-z])(?:revert\w*|roll(?:s|ed|ing)?[ -]?back|undo\w*|restor\w*|return\w* to|"
+                         r"reinstat\w*|"
+                         r"(?:go|goes|going|went|put|puts|set|sets|switch\w*|flip\w*|chang\w*|bring\w*|mov\w*|"
+                         r"dial\w*|turn\w*) (?:\w+ ){0,5}?back|back to)(?![a-z])")
+# a way back offered as a possibility, not proposed ('we can always roll back', 'roll back if needed')
+MAYBE_BACK = re.compile(r"(?:can|could|may|might) (?:always |just )?(?:\w+ )?$|^\W*\w*\W*if (?:needed|necessary|"
+                        r"required|people complain)")
 TRIAL = re.compile(r"(?<![a-z])(?:canar\w*|small (?:share|slice|percent\w*|fraction|subset|group|cohort)|"
                    r"\d+ ?% (?:of )?(?:traffic|users|requests|the fleet|hosts|pods)|pilot|trial|a/b|shadow)")
 VAGUE_WORSE = re.compile(r"(?<![a-z])(?:if|when|once)\s+(?:it|things|this|that)(?:'?s| is| gets| looks| goes| runs)"
