@@ -247,6 +247,22 @@ def test_a_counterfactual_dismisses_the_wrong_class():
     assert not grade(D["memory-residency-eviction"], asserted).elements["mechanism"].present
 
 
+CHAIN = ("Three 12 GiB models need 36 GiB and only two fit in 32 GiB, so every batch for the third evicts an idle model "
+         "and reloads its weights, and the reload traffic contends with the other cores, so queues build and p99 spikes.")
+
+
+@pytest.mark.parametrize(("text", "present"), [
+    # denied by the evidence, a guess said the other way round, an analogy mapped onto the case: the class is dismissed
+    ("A leak wouldn't give you loads equal to evictions. " + CHAIN, True),
+    ("I'd have guessed a memory leak at first. Actually, no: " + CHAIN, True),
+    ("A database buffer pool with a leak thrashes the same way. It is the same shape of problem here: " + CHAIN, True),
+    # asserted, it still voids the chain beside it
+    ("It is a memory leak. " + CHAIN, False),
+])
+def test_a_dismissed_class_does_not_void_the_chain(text, present):
+    assert grade(D["memory-residency-eviction"], text).elements["mechanism"].present is present
+
+
 def test_a_release_gate_is_the_rollback_not_the_artifact():
     """'Hold the release until a load test passes' is a gate (rollback); the same load test offered as proof is the
     artifact."""

@@ -107,7 +107,10 @@ _DISMISS_BEFORE = re.compile(r"(?<![a-z])(?:mistaken for|mistake it for|rather t
 _DISMISS_AFTER = re.compile(r"^[^.;]{0,30}?(?<![a-z])(?:is|was|can be|has been)? ?(?:ruled out|excluded|not (?:it|the "
                             r"(?:cause|issue|problem))|isn'?t (?:it|the (?:cause|issue|problem))|"
                             # a counterfactual test of it: 'a leak would look different', '... would show steady growth'
-                            r"would (?:look|show|appear|grow|have shown|have looked))|"
+                            r"would (?:look|show|appear|grow|have shown|have looked)|"
+                            # denied by its own evidence: 'a leak wouldn't give you loads = evictions'
+                            r"(?:wouldn'?t|would not|doesn'?t|does not|can'?t|cannot) (?:give|explain|produce|cause)"
+                            r"(?![a-z]))|"
                             # doubted in the same sentence: '... but I wouldn't bet on it', '... but I doubt it matters'
                             r"^[^.;]{0,90}?(?<![a-z])(?:i doubt|i'?d doubt|i wouldn'?t bet|i would not bet|unlikely|"
                             r"probably not)(?![a-z])")
@@ -116,7 +119,12 @@ _DISMISS_AFTER = re.compile(r"^[^.;]{0,30}?(?<![a-z])(?:is|was|can be|has been)?
 # a first guess the answer then turns from: 'at first I thought it was the front-end ... but then I looked at the cores'
 _FIRST_GUESS = re.compile(r"(?<![a-z])(?:(?:at first|first|initially|originally)[^.;]{0,12}(?:thought|thinking|"
                           r"suspected|assumed|guess\w*)|my first (?:guess|thought)|i (?:first )?(?:thought|suspected|"
-                          r"assumed))(?![a-z])")
+                          r"assumed)|i(?:'d| would) have (?:guessed|thought|said|assumed|blamed))(?![a-z])")
+# a term inside an analogy the answer then maps onto this case: 'a hash join spills to disk ... aggressive fusion is
+# the same shape of problem'
+_ANALOGY_AFTER = re.compile(r"^[^;]{0,200}?(?<![a-z])(?:(?:is|'s) (?:the )?same "
+                            r"(?:shape|kind|sort|thing|story|pattern)|same (?:shape|kind|sort) of (?:problem|thing)|"
+                            r"all over again)(?![a-z])")
 _TURN = re.compile(r"(?<![a-z])(?:but|actually|however|turns out|turned out|instead)(?![a-z])")
 
 
@@ -127,7 +135,7 @@ def asserted(text: str, term: str) -> bool:
                for t in [_TURN.search(text, g.end(), g.end() + 300)] if t]
     for m in phrase(term).finditer(text):
         before, after = text[max(0, m.start() - 60):m.start()], text[m.end():m.end() + 100]
-        if any(a < m.start() < b for a, b in guesses):
+        if any(a < m.start() < b for a, b in guesses) or _ANALOGY_AFTER.search(text[m.end():m.end() + 260]):
             continue
         if not (_NEG.search(before[-40:]) or _DISMISS_BEFORE.search(before) or _DISMISS_AFTER.search(after)):
             return True
