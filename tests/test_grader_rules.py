@@ -220,6 +220,12 @@ FIXES = [
     ("fairness-starvation", "We will not go back to the old scheduler.", False),
     # a drill whose regression came from no change of ours has no revert that fixes it
     ("compiler-runtime-mapping", "Revert to the previous plan today.", False),
+    # the fix of a neighbouring mechanism is no fix for this one (rejected_mechanisms and rejected_fixes) ...
+    ("recompile-storm", "The fix is least-loaded dispatch so any core can take any bucket.", False),
+    ("memory-residency-eviction", "The fix is to add cores to the pool.", False),
+    ("precision-win-without-fallback", "I'd move the dequantisation into the GEMM epilogue.", False),
+    # ... unless the sentence also proposes this drill's own
+    ("recompile-storm", "Precompile the 1024 and 2048 buckets before traffic, rather than rebalance the cores.", True),
 ]
 
 

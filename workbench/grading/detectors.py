@@ -258,6 +258,14 @@ def reverts(n: str, terms: tuple[str, ...]) -> bool:
     return False
 
 
+def _other_fix(n: str, drill: Drill) -> bool:
+    """Does the sentence propose only the fix of another mechanism: a rejected mechanism's remedy ('add cores') or one
+    of the drill's rejected fixes ('least-loaded dispatch' for a compile stall), with no fix of this drill's?"""
+    r = drill.rubric
+    rejected = [t for t in (*r.rejected_mechanisms, *r.rejected_fixes) if has(n, [t]) and not negated(n, t)]
+    return bool(rejected) and not has(n, r.fix_terms + r.fix_plain)
+
+
 def fix_sentence(s: str, n: str, drill: Drill, words: frozenset[str]) -> bool:
     """Does this one sentence propose a bounded fix on the drill's fix vocabulary (the rule, sentence by sentence)?"""
     if ROLLBACK_LABEL.match(n) or OTHER_LABEL.match(n):
@@ -265,6 +273,8 @@ def fix_sentence(s: str, n: str, drill: Drill, words: frozenset[str]) -> bool:
     if PROOF.search(_without_gates(n)) and not _FIX_NOUN.search(n):
         return False  # it proposes evidence ('I'd get a same-seed run of ...'), and names no fix
     if bare_run(n) and not _fix_line(n, words):
+        return False
+    if _other_fix(n, drill):
         return False
     if _tied_way_back(n):  # the conditional way back is the rollback's; what else the sentence proposes may be the fix
         n = _without_rollbacks(n)
