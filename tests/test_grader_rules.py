@@ -220,6 +220,10 @@ FIXES = [
     ("fairness-starvation", "We will not go back to the old scheduler.", False),
     # a drill whose regression came from no change of ours has no revert that fixes it
     ("compiler-runtime-mapping", "Revert to the previous plan today.", False),
+    # a decision line may undo the change (the fix); a rollback line never is the fix
+    ("fairness-starvation", "Decision: revert to weighted fair queueing; strict priority waits for per-stream targets.",
+     True),
+    ("fairness-starvation", "Rollback: revert to weighted fair queueing.", False),
     # the fix of a neighbouring mechanism is no fix for this one (rejected_mechanisms and rejected_fixes) ...
     ("recompile-storm", "The fix is least-loaded dispatch so any core can take any bucket.", False),
     ("memory-residency-eviction", "The fix is to add cores to the pool.", False),

@@ -258,6 +258,9 @@ def reverts(n: str, terms: tuple[str, ...]) -> bool:
     return False
 
 
+_DECISION_LABEL = re.compile(r"^\s*(?:release decision|release|decision)\s*:")
+
+
 def _other_fix(n: str, drill: Drill) -> bool:
     """Does the sentence propose only the fix of another mechanism: a rejected mechanism's remedy ('add cores') or one
     of the drill's rejected fixes ('least-loaded dispatch' for a compile stall), with no fix of this drill's?"""
@@ -269,7 +272,9 @@ def _other_fix(n: str, drill: Drill) -> bool:
 def fix_sentence(s: str, n: str, drill: Drill, words: frozenset[str]) -> bool:
     """Does this one sentence propose a bounded fix on the drill's fix vocabulary (the rule, sentence by sentence)?"""
     if ROLLBACK_LABEL.match(n) or OTHER_LABEL.match(n):
-        return False
+        # a decision may be the fix itself when it undoes the change ('decision: revert to WFQ; ...'); a rollback
+        # line never is
+        return bool(_DECISION_LABEL.match(n)) and reverts(_without_rollbacks(n), drill.rubric.revert_terms)
     if PROOF.search(_without_gates(n)) and not _FIX_NOUN.search(n):
         return False  # it proposes evidence ('I'd get a same-seed run of ...'), and names no fix
     if bare_run(n) and not _fix_line(n, words):
