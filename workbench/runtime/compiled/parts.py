@@ -30,9 +30,16 @@ def _put(ht, hq, ci, i: int, t: float, s: int, q: int) -> None:
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def _sift_down(ht, hq, ci, i: int, n: int, t: float, s: int, q: int) -> None:
-    """Place the entry (t, s, q) at slot ``i`` or below in a heap of ``n``: ordered by (time, seq).
-    Inlined into its callers, so the leaves stay leaves."""
+def _sift(ht, hq, ci, i: int, n: int, t: float, s: int, q: int) -> None:
+    """Place the entry (t, s, q) at slot ``i`` of a heap of ``n``, moving it up or down: ordered by (time, seq).
+    One loop each way, one copy inlined per caller (a key moved up is already above every child)."""
+    while i > 0:
+        parent = (i - 1) >> 1
+        pt = ht[parent]
+        if pt < t or (pt == t and hq[0, parent] < s):
+            break
+        _put(ht, hq, ci, i, pt, hq[0, parent], hq[1, parent])
+        i = parent
     while True:
         c = 2 * i + 1
         if c >= n:
@@ -47,29 +54,16 @@ def _sift_down(ht, hq, ci, i: int, n: int, t: float, s: int, q: int) -> None:
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def _sift_up(ht, hq, ci, i: int, t: float, s: int, q: int) -> None:
-    """Place the entry (t, s, q) at slot ``i`` or above; its seq is the largest, so it passes every later time."""
-    while i > 0:
-        parent = (i - 1) >> 1
-        pt = ht[parent]
-        if pt < t or (pt == t and hq[0, parent] < s):
-            break
-        _put(ht, hq, ci, i, pt, hq[0, parent], hq[1, parent])
-        i = parent
-    _put(ht, hq, ci, i, t, s, q)
-
-
-@njit(cache=True, _nrt=False)
 def push(ht, hq, si, ci, t: float, payload: int) -> None:
     """Push an event at ``t`` with the next sequence number: the heap orders by (time, seq)."""
     seq = si[L.SEQ] + 1
     si[L.SEQ] = seq
     n = si[L.HSIZE]
     si[L.HSIZE] = n + 1
-    _sift_up(ht, hq, ci, n, t, seq, payload)
+    _sift(ht, hq, ci, n, n + 1, t, seq, payload)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def schedule(ht, hq, si, sf, ci, k: int, t: float) -> None:
     """Core ``k``'s completion at ``t``, with the next sequence number, in place of the one it had in the heap.
 
@@ -81,22 +75,18 @@ def schedule(ht, hq, si, sf, ci, k: int, t: float) -> None:
     """
     seq = si[L.SEQ] + 1
     si[L.SEQ] = seq
+    n = si[L.HSIZE]
     i = ci[L.C_HPOS, k]
     if i < 0:  # none in the heap: a push
-        n = si[L.HSIZE]
-        si[L.HSIZE] = n + 1
-        _sift_up(ht, hq, ci, n, t, seq, pack(L.COMPLETE, k))
-        return
-    old = ht[i]
-    if old > sf[L.STALE_MAX]:
-        sf[L.STALE_MAX] = old
-    if t < old:  # the new key (t, seq) is before the old one: up; else down
-        _sift_up(ht, hq, ci, i, t, seq, pack(L.COMPLETE, k))
-    else:
-        _sift_down(ht, hq, ci, i, si[L.HSIZE], t, seq, pack(L.COMPLETE, k))
+        i = n
+        n += 1
+        si[L.HSIZE] = n
+    elif ht[i] > sf[L.STALE_MAX]:
+        sf[L.STALE_MAX] = ht[i]
+    _sift(ht, hq, ci, i, n, t, seq, pack(L.COMPLETE, k))
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def pop(ht, hq, si, ci) -> int:
     """Remove the earliest event; return its payload."""
     p = hq[L.HQ_PAY, 0]
@@ -105,7 +95,7 @@ def pop(ht, hq, si, ci) -> int:
     n = si[L.HSIZE] - 1
     si[L.HSIZE] = n
     if n > 0:  # sift the last entry down from the root
-        _sift_down(ht, hq, ci, 0, n, ht[n], hq[0, n], hq[1, n])
+        _sift(ht, hq, ci, 0, n, ht[n], hq[0, n], hq[1, n])
     return p
 
 
@@ -120,7 +110,7 @@ def neumaier_add(f: float, c: float, x: float) -> tuple[float, float]:
     return t, c
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def pysum(cf, row: int, ci, n: int, neumaier: bool) -> float:
     """``sum([cf[row][k] for k in active])`` as CPython computes it (Neumaier-compensated from 3.12)."""
     if n == 0:
