@@ -5,6 +5,9 @@ earliest heap event is no later than the next arrival, every heap event of that 
 (a phase ends, a batch completes, a batching timer fires), then the dispatcher once;
 otherwise the next arrival (refused by the plan, refused by a full queue, or queued,
 sealed, dispatched). Placement blocking is tracked after each step that may change it.
+The heap holds one completion per core, re-keyed in place when the core is re-timed
+(:func:`.parts.schedule`); where the reference pops an event and pushes the batch's next
+phase, the root is re-keyed. Events pop in the reference's (time, seq) order.
 
 It returns to Python with a status (``NEED_FACTORS``, ``NEED_COST``, ``NEED_ROOM``,
 ``NEED_COST_ROOM``) only where the run can be resumed exactly: at the top of the loop, or
@@ -29,7 +32,7 @@ from workbench.runtime.trace import REJECTED_BY_PLAN, REJECTED_QUEUE_FULL
 
 @njit(cache=True, _nrt=False, inline="always")
 def _complete(pi, cli, bi, bf, ci, cf, ht, hq, rres, si, sf, a: int, now: float) -> None:
-    """Core ``a``'s batch ends (its completion event popped): the core is idle, the others re-timed if HBM was shared."""
+    """Core ``a``'s batch ends (its completion event popped): the core idles, the rest re-timed if HBM was shared."""
     b = ci[L.C_BATCH, a]
     bf[L.BF_END, b] = now
     cf[L.K_BUSY, a] += now - bf[L.BF_START, b]
