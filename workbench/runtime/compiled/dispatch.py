@@ -67,7 +67,7 @@ def _park(pi, pf, cli, clf, rres, ht, hq, si, sf, ci, c: int, now: float) -> boo
             return False
     else:
         ready = load(rres, si, sf, pi[L.P_CAPACITY], pf[L.PF_LINK], m, now)
-        push(ht, hq, si, sf, ci, ready, pack(L.TIMER, pi[L.P_NCLS] + m, 0))
+        push(ht, hq, si, ci, ready, pack(L.TIMER, pi[L.P_NCLS] + m))
     if ready <= now:  # nothing to copy and the link free
         return False
     if not cli[L.CL_HOLD, c]:  # the weights are never evicted while the class waits for them

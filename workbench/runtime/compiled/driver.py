@@ -112,14 +112,14 @@ class _Run:
         nb = max(n_acc, 1)  # every batch holds at least one request
         self.B = (np.zeros((4, nb), i4), np.zeros((6, nb), f8))  # int32 indices: half the memory
         ci = np.zeros((7, cores), i8)
-        ci[L.C_IDLE], ci[L.C_BATCH] = 1, -1
+        ci[L.C_IDLE], ci[L.C_BATCH], ci[L.C_HPOS] = 1, -1, -1
         cf = np.zeros((8, cores), f8)
         cf[L.K_RATE] = 1.0
         phases = 4 if self.book is None else self.book.max_kernels + 3  # + a recompile pause, a wait for
         # weights and a copy: a book's batches are costed in the loop, which cannot widen ``todo``
         self.C = [ci, cf, np.zeros((2, cores, phases), f8)]
         cap = n_acc + cores + len(sc.models) + 8  # timers <= accepted requests, live completions <= cores, loads
-        # in flight <= models; stale ones compacted
+        # in flight <= models (a core's completion is re-keyed in place: none goes stale)
         self.H = (np.zeros(cap, f8), np.zeros((2, cap), i8))
         nc = COST_ROOM if self.book is not None else 16  # room for costs (4 x that phases, 2 x that evaluations)
         self.T = [np.full((n_cls, mb + 1, len(keyval)), -1, i4), np.zeros(nc, f8), np.zeros((2, nc), i8),

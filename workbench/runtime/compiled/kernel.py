@@ -14,7 +14,7 @@ from __future__ import annotations
 from numba import njit
 
 from workbench.runtime.compiled import layout as L
-from workbench.runtime.compiled.parts import acquire, pack, push, pysum
+from workbench.runtime.compiled.parts import acquire, pysum, schedule
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -50,8 +50,7 @@ def rebalance(ci, cf, ht, hq, si, sf, now: float) -> None:
             if cf[L.K_REM, k] < 0.0:
                 cf[L.K_REM, k] = 0.0
             cf[L.K_LAST, k], cf[L.K_RATE, k] = now, r
-            ci[L.C_VER, k] += 1
-            push(ht, hq, si, sf, ci, now + cf[L.K_REM, k] / r, pack(L.COMPLETE, k, ci[L.C_VER, k]))
+            schedule(ht, hq, si, sf, ci, k, now + cf[L.K_REM, k] / r)
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -62,8 +61,7 @@ def enter(neumaier: bool, ci, cf, ht, hq, si, sf, k: int, now: float, dur: float
     sf[L.DEMAND] = pysum(cf, L.K_M, ci, si[L.N_ACTIVE], neumaier)  # summed afresh: no drift
     if before <= 1.0 and sf[L.DEMAND] <= 1.0:  # no sharing before or after: only this phase needs timing
         cf[L.K_RATE, k] = 1.0
-        ci[L.C_VER, k] += 1
-        push(ht, hq, si, sf, ci, now + dur, pack(L.COMPLETE, k, ci[L.C_VER, k]))
+        schedule(ht, hq, si, sf, ci, k, now + dur)
     else:
         cf[L.K_RATE, k] = 0.0  # forces a re-time
         rebalance(ci, cf, ht, hq, si, sf, now)
@@ -79,8 +77,7 @@ def follow(ci, cf, todo, ht, hq, si, sf, j: int, now: float) -> None:
     ci[L.C_PI, j], ci[L.C_FREE, j] = i + 1, 0
     rem = acc + todo[0, j, i] - elapsed
     cf[L.K_M, j], cf[L.K_REM, j], cf[L.K_LAST, j], cf[L.K_RATE, j] = todo[1, j, i], 0.0 if 0.0 > rem else rem, now, 1.0
-    ci[L.C_VER, j] += 1
-    push(ht, hq, si, sf, ci, now + cf[L.K_REM, j], pack(L.COMPLETE, j, ci[L.C_VER, j]))
+    schedule(ht, hq, si, sf, ci, j, now + cf[L.K_REM, j])
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -104,8 +101,7 @@ def _phases(pi, ci, cf, todo, ht, hq, cph, ph, si, sf, k: int, slot: int, npre: 
         ci[L.C_ACT, na] = k
         si[L.N_ACTIVE] = na + 1
         sf[L.DEMAND] = pysum(cf, L.K_M, ci, na + 1, neu)
-        ci[L.C_VER, k] += 1
-        push(ht, hq, si, sf, ci, now + work, pack(L.COMPLETE, k, ci[L.C_VER, k]))
+        schedule(ht, hq, si, sf, ci, k, now + work)
         return
     for i in range(na):
         j = ci[L.C_ACT, i]
@@ -182,6 +178,6 @@ def start(pi, pf, extra, rf, ri4, cli, clf, bi, bf, ci, cf, todo, ht, hq, cmean,
     if pi[L.P_PLACE] == L.PL_ROUND:
         si[L.TURN] = (k + 1) % pi[L.P_CORES]
     if pi[L.P_CORES] == 1:
-        push(ht, hq, si, sf, ci, now + work, pack(L.COMPLETE, k, 0))
+        schedule(ht, hq, si, sf, ci, k, now + work)
         return
     _phases(pi, ci, cf, todo, ht, hq, cph, ph, si, sf, k, slot, npre, x, work)

@@ -53,7 +53,8 @@ SW_FINISH, SW_INVW = range(2)
 SB_OFF, SB_LEN, SB_NEXT = range(3)
 
 # per core: int64 ``ci`` and float64 ``cf`` rows; ``todo`` (2, cores, phases): a batch's phases (s, demand)
-C_IDLE, C_BATCH, C_VER, C_FREE, C_PI, C_PN, C_ACT = range(7)  # C_ACT: the active cores, in order
+C_IDLE, C_BATCH, C_HPOS, C_FREE, C_PI, C_PN, C_ACT = range(7)  # C_ACT: the active cores, in order; C_HPOS:
+# the heap slot of the core's completion event (-1: none)
 K_BUSY, K_RATE, K_M, K_REM, K_LAST, K_MAX, K_T0, K_HUNG = range(8)  # K_HUNG: scratch for water-filling
 
 # per batch: int32 ``bi`` and float64 ``bf`` rows (the trace keeps bf's first two, three when sealed)

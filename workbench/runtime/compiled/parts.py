@@ -16,15 +16,30 @@ from workbench.runtime.compiled import layout as L
 
 
 @njit(cache=True, _nrt=False)
-def pack(kind: int, a: int, ver: int) -> int:
-    """One int64 for an event's kind, its core or class (16 bits), and the core's version."""
-    return (ver << 17) | (a << 1) | kind
+def pack(kind: int, a: int) -> int:
+    """One int64 for an event's kind and its core or class."""
+    return (a << 1) | kind
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def _sift_down(ht, hq, i: int, n: int, t: float, s: int, q: int) -> None:
-    """Place the entry (t, s, q) at slot ``i`` or below in a heap of ``n``: ordered by (time, seq).
-    Inlined into its callers, so the leaves stay leaves."""
+def _put(ht, hq, ci, i: int, t: float, s: int, q: int) -> None:
+    """Write entry (t, s, q) at heap slot ``i``; a core's completion keeps its slot in ``ci[C_HPOS]``."""
+    ht[i], hq[0, i], hq[1, i] = t, s, q
+    if (q & 1) == L.COMPLETE:
+        ci[L.C_HPOS, q >> 1] = i
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _sift(ht, hq, ci, i: int, n: int, t: float, s: int, q: int) -> None:
+    """Place the entry (t, s, q) at slot ``i`` of a heap of ``n``, moving it up or down: ordered by (time, seq).
+    One loop each way, one copy inlined per caller (a key moved up is already above every child)."""
+    while i > 0:
+        parent = (i - 1) >> 1
+        pt = ht[parent]
+        if pt < t or (pt == t and hq[0, parent] < s):
+            break
+        _put(ht, hq, ci, i, pt, hq[0, parent], hq[1, parent])
+        i = parent
     while True:
         c = 2 * i + 1
         if c >= n:
@@ -33,56 +48,54 @@ def _sift_down(ht, hq, i: int, n: int, t: float, s: int, q: int) -> None:
             c += 1
         if not (ht[c] < t or (ht[c] == t and hq[0, c] < s)):
             break
-        ht[i], hq[0, i], hq[1, i] = ht[c], hq[0, c], hq[1, c]
+        _put(ht, hq, ci, i, ht[c], hq[0, c], hq[1, c])
         i = c
-    ht[i], hq[0, i], hq[1, i] = t, s, q
+    _put(ht, hq, ci, i, t, s, q)
 
 
-@njit(cache=True, _nrt=False)
-def push(ht, hq, si, sf, ci, t: float, payload: int) -> None:
-    """Push an event at ``t`` with the next sequence number: the heap orders by (time, seq).
-
-    When full, superseded completions (a re-timed phase's old end) are dropped first: their
-    only trace in the reference loop is the run's last instant, kept in ``sf[STALE_MAX]``.
-    The heap holds at most one live completion per core and one timer per class and
-    deadline, so the driver's capacity always leaves room after that.
-    """
-    n = si[L.HSIZE]
-    if n == len(ht):
-        w = 0
-        for i in range(n):
-            p = hq[L.HQ_PAY, i]
-            if (p & 1) == L.COMPLETE and (p >> 17) != ci[L.C_VER, (p >> 1) & 0xFFFF]:
-                if ht[i] > sf[L.STALE_MAX]:
-                    sf[L.STALE_MAX] = ht[i]
-                continue
-            ht[w], hq[0, w], hq[1, w] = ht[i], hq[0, i], hq[1, i]
-            w += 1
-        n = w
-        for top in range(n // 2 - 1, -1, -1):  # heapify: sift each parent down
-            _sift_down(ht, hq, top, n, ht[top], hq[0, top], hq[1, top])
+@njit(cache=True, _nrt=False, inline="always")
+def push(ht, hq, si, ci, t: float, payload: int) -> None:
+    """Push an event at ``t`` with the next sequence number: the heap orders by (time, seq)."""
     seq = si[L.SEQ] + 1
     si[L.SEQ] = seq
+    n = si[L.HSIZE]
     si[L.HSIZE] = n + 1
-    i = n
-    while i > 0:  # sift up: the new event has the largest seq, so it passes every later-or-equal time
-        parent = (i - 1) >> 1
-        pt = ht[parent]
-        if pt < t or (pt == t and hq[0, parent] < seq):
-            break
-        ht[i], hq[0, i], hq[1, i] = pt, hq[0, parent], hq[1, parent]
-        i = parent
-    ht[i], hq[0, i], hq[1, i] = t, seq, payload
+    _sift(ht, hq, ci, n, n + 1, t, seq, payload)
 
 
-@njit(cache=True, _nrt=False)
-def pop(ht, hq, si) -> int:
+@njit(cache=True, _nrt=False, inline="always")
+def schedule(ht, hq, si, sf, ci, k: int, t: float) -> None:
+    """Core ``k``'s completion at ``t``, with the next sequence number, in place of the one it had in the heap.
+
+    The reference loop pushes a new event and skips the old one when it pops it (decrease-key by
+    lazy deletion); here the old entry is re-keyed where it lies, so the heap holds one completion
+    per core. Events pop in (time, seq) order whatever the heap's layout, so every live event pops
+    as in the reference; a superseded one's only trace there is the instant it pops at, which may
+    be the run's last (``sf[STALE_MAX]``, read where the blocking curves close).
+    """
+    seq = si[L.SEQ] + 1
+    si[L.SEQ] = seq
+    n = si[L.HSIZE]
+    i = ci[L.C_HPOS, k]
+    if i < 0:  # none in the heap: a push
+        i = n
+        n += 1
+        si[L.HSIZE] = n
+    elif ht[i] > sf[L.STALE_MAX]:
+        sf[L.STALE_MAX] = ht[i]
+    _sift(ht, hq, ci, i, n, t, seq, pack(L.COMPLETE, k))
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def pop(ht, hq, si, ci) -> int:
     """Remove the earliest event; return its payload."""
     p = hq[L.HQ_PAY, 0]
+    if (p & 1) == L.COMPLETE:
+        ci[L.C_HPOS, p >> 1] = -1
     n = si[L.HSIZE] - 1
     si[L.HSIZE] = n
     if n > 0:  # sift the last entry down from the root
-        _sift_down(ht, hq, 0, n, ht[n], hq[0, n], hq[1, n])
+        _sift(ht, hq, ci, 0, n, ht[n], hq[0, n], hq[1, n])
     return p
 
 
@@ -97,7 +110,7 @@ def neumaier_add(f: float, c: float, x: float) -> tuple[float, float]:
     return t, c
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def pysum(cf, row: int, ci, n: int, neumaier: bool) -> float:
     """``sum([cf[row][k] for k in active])`` as CPython computes it (Neumaier-compensated from 3.12)."""
     if n == 0:

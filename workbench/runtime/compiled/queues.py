@@ -96,7 +96,7 @@ def set_timer(pi, pf, clf, ht, hq, si, sf, ci, c: int, oldest: float) -> None:
     dl = deadline(pi, pf, oldest)
     if clf[L.CF_TIMER, c] != dl:
         clf[L.CF_TIMER, c] = dl
-        push(ht, hq, si, sf, ci, dl, pack(L.TIMER, c, 0))
+        push(ht, hq, si, ci, dl, pack(L.TIMER, c))
 
 
 @njit(cache=True, _nrt=False)

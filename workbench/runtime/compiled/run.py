@@ -5,6 +5,9 @@ earliest heap event is no later than the next arrival, every heap event of that 
 (a phase ends, a batch completes, a batching timer fires), then the dispatcher once;
 otherwise the next arrival (refused by the plan, refused by a full queue, or queued,
 sealed, dispatched). Placement blocking is tracked after each step that may change it.
+The heap holds one completion per core, re-keyed in place when the core is re-timed
+(:func:`.parts.schedule`); where the reference pops an event and pushes the batch's next
+phase, the root is re-keyed. Events pop in the reference's (time, seq) order.
 
 It returns to Python with a status (``NEED_FACTORS``, ``NEED_COST``, ``NEED_ROOM``,
 ``NEED_COST_ROOM``) only where the run can be resumed exactly: at the top of the loop, or
@@ -28,13 +31,8 @@ from workbench.runtime.trace import REJECTED_BY_PLAN, REJECTED_QUEUE_FULL
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def _complete(pi, cli, bi, bf, ci, cf, todo, ht, hq, rres, si, sf, a: int, now: float) -> bool:
-    """A completion event of core ``a``: its next phase, or its batch's end; True when a core freed."""
-    if pi[L.P_CORES] > 1 and ci[L.C_PI, a] < ci[L.C_PN, a]:  # the batch's next kernel phase
-        j = ci[L.C_PI, a]
-        ci[L.C_PI, a] = j + 1
-        enter(pi[L.P_NEUMAIER], ci, cf, ht, hq, si, sf, a, now, todo[0, a, j], todo[1, a, j])
-        return False
+def _complete(pi, cli, bi, bf, ci, cf, ht, hq, rres, si, sf, a: int, now: float) -> None:
+    """Core ``a``'s batch ends (its completion event popped): the core idles, the rest re-timed if HBM was shared."""
     b = ci[L.C_BATCH, a]
     bf[L.BF_END, b] = now
     cf[L.K_BUSY, a] += now - bf[L.BF_START, b]
@@ -56,7 +54,6 @@ def _complete(pi, cli, bi, bf, ci, cf, todo, ht, hq, rres, si, sf, a: int, now: 
         sf[L.DEMAND] = pysum(cf, L.K_M, ci, na - 1, pi[L.P_NEUMAIER])
         if before > 1.0:
             rebalance(ci, cf, ht, hq, si, sf, now)
-    return True
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -113,19 +110,20 @@ def _events(pi, pf, pref, rf, ri4, qbuf, qt, csr, cli, clf, sb, sbt, bi, bf, ci,
     sf[L.NOW] = now
     changed = False  # only a finished batch or a timer can let the dispatcher start something
     while si[L.HSIZE] and ht[0] == now:
-        p = pop(ht, hq, si)
-        a = (p >> 1) & 0xFFFF
+        p = hq[L.HQ_PAY, 0]
+        a = p >> 1
+        if (p & 1) == L.COMPLETE and pi[L.P_CORES] > 1 and ci[L.C_PI, a] < ci[L.C_PN, a]:
+            # the batch's next kernel phase: its event (the root) is re-keyed in place, not popped and pushed
+            j = ci[L.C_PI, a]
+            ci[L.C_PI, a] = j + 1
+            enter(pi[L.P_NEUMAIER], ci, cf, ht, hq, si, sf, a, now, todo[0, a, j], todo[1, a, j])
+            continue
+        pop(ht, hq, si, ci)
+        changed = True
         if (p & 1) == L.COMPLETE:
-            if pi[L.P_CORES] > 1 and (p >> 17) != ci[L.C_VER, a]:
-                continue  # superseded by a re-timing
-            if _complete(pi, cli, bi, bf, ci, cf, todo, ht, hq, rres, si, sf, a, now):
-                changed = True
-        elif a >= pi[L.P_NCLS]:  # a load_then_dispatch load finished: its batches can start
-            changed = True
-        else:
-            changed = True
-            if pi[L.P_BATCH] == L.B_STATIC:
-                seal(pi, pf, pref, rf, ri4, qbuf, qt, csr, cli, clf, sb, sbt, ht, hq, si, sf, ci, scr, a, now)
+            _complete(pi, cli, bi, bf, ci, cf, ht, hq, rres, si, sf, a, now)
+        elif a < pi[L.P_NCLS] and pi[L.P_BATCH] == L.B_STATIC:  # a batching timer (else a load finished)
+            seal(pi, pf, pref, rf, ri4, qbuf, qt, csr, cli, clf, sb, sbt, ht, hq, si, sf, ci, scr, a, now)
     return changed
 
 
