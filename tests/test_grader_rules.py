@@ -42,6 +42,11 @@ ROLLBACKS = [
     ("Roll back if needed.", False),
     ("We can roll back if people complain.", False),
     ("Keep an eye on the dashboards over the next week and roll back if things look bad.", False),
+    # a release gated on a named validation, in other words
+    ("Roll back to the pinned plan now; re-enable the new one only with more buckets, gated on a canary where p99 "
+     "stays under 2 ms.", True),
+    ("Put the old plan back today, and only try the new one again if a small trial shows the tail within 10% of "
+     "before.", True),
 ]
 
 
@@ -64,6 +69,7 @@ OWNERS = [
     ("The team should look into it.", False),
     ("Someone from infra should look.", False),
     ("We had a saga where the compiler people and the serving people were not talking to each other.", False),
+    ("No owner needed, it's a config thing.", False),
 ]
 
 
@@ -281,6 +287,23 @@ def test_a_release_gate_is_the_rollback_not_the_artifact():
     assert gate.elements["rollback"].present and not gate.elements["artifact"].present
     proof = grade(drill, "To prove it, run a load test at production shapes and split latency per bucket.")
     assert proof.elements["artifact"].present
+
+
+
+def test_the_evidence_read_back_is_no_artifact():
+    """'The run shows 48 loads' reads the figures the candidate was shown; a rerun proposed is an artifact."""
+    drill = D["memory-residency-eviction"]
+    shown = "The whole run shows 48 loads and 48 evictions per model, so the host link is busy."
+    assert not grade(drill, shown).elements["artifact"].present
+    proposed = "I'd rerun the same seed on 64 and 32 GiB and compare the loads and evictions per model."
+    assert grade(drill, proposed).elements["artifact"].present
+
+
+def test_bad_codegen_is_not_the_recompile_storms_class():
+    """The compiled kernels are faster (p95 improved): blaming their code is the wrong class, however it is chained."""
+    text = ("The recompiled kernels are worse, so the compiler generated bad code for long sequences, which stalls the "
+            "core while requests queue behind it and p99 goes to a second.")
+    assert not grade(D["recompile-storm"], text).elements["mechanism"].present
 
 
 def test_a_claim_with_a_comma_list_in_apposition_is_no_run_of_terms():

@@ -49,7 +49,9 @@ from workbench.grading.lexicon import (
     OWNER_THAT,
     OWNS,
     PROOF,
+    PROPOSES,
     QUALIFIERS,
+    READS_SHOWN,
     REVERT_VERB,
     ROLES,
     ROLLBACK_LABEL,
@@ -130,8 +132,9 @@ def _gate_only(n: str, noun: str) -> bool:
 def artifact(segs: list[str], norms: list[str], drill: Drill, stuffed: bool) -> Element:
     for s, n in zip(segs, norms, strict=True):
         noun = has(n, EVIDENCE_NOUNS)
-        if not noun or (stuffed and bare_run(n)) or _gate_only(n, noun):
-            continue
+        if not noun or (stuffed and bare_run(n)) or _gate_only(n, noun) or (READS_SHOWN.search(n) and
+                                                                              not PROPOSES.search(n)):
+            continue  # no evidence; only a release gate's; or the evidence shown, read back ('the run shows ...')
         rest = phrase(noun).sub(" ", n, count=1)  # something concrete besides the noun itself
         quals = [q for q in (*QUALIFIERS, *drill.rubric.artifact_terms) if noun not in q.lower()]
         if has(rest, quals):

@@ -78,7 +78,8 @@ CONDITION = re.compile(r"(?<![a-z])(?:(?:(?:if|when|whenever|unless|once|upon|in
 _RELEASE = (r"(?:ship\w*|release\w*|go out|go live|goes live|launch\w*|roll ?out|deploy\w*|migrat\w*|promot\w*|"
             r"expand\w*|(?:re-?)?enabl\w*|comes? back|merg\w*|widen\w*|go wider|sign(?:ed)? off|approv\w*|"
             r"(?:turn|switch)\w* (?:[\w-]+ ){0,3}?(?:back )?on(?![a-z])|onboard\w*|"
-            r"move\w*|switch\w*|cut over|flip\w*|let\w*|size\w*|revisit\w*|reconsider\w*|resum\w*|chang\w*)")
+            r"move\w*|switch\w*|cut over|flip\w*|let\w*|size\w*|revisit\w*|reconsider\w*|resum\w*|chang\w*|"
+            r"(?:re)?try\w* (?:[\w-]+ ){0,4}?again)")
 _VALIDATION = (r"(?:load[- ]test|canary|validat\w*|pass\w*|green|meets?|production|p\d\d|benchmark\w*|test\w*|"
                r"shows?|replay\w*|eval\w*|confirm\w*|proves?|verif\w*|under \d|below \d|traffic|target|slo|trial|"
                r"pilot|stays?|stayed|holds?|percentile|agree\w*)")
@@ -91,7 +92,7 @@ GATE = re.compile(r"(?<![a-z])(?:(?:hold|held|block|gate|pause|freeze|delay)\w{0
                   r"(?<![a-z])off (?:for|during|in) (?:\w+ ){0,3}?(?=until|till|unless)|"
                   r"keep [^.\n]{0,40}(?:off|serving|pinned|on the old|on the previous))"
                   r"[^.\n]{0,160}?(?<![a-z])(?:until|till|til|unless|only if|only after|only when|once|after|before|"
-                  r"without|"
+                  r"without|(?<=again )if|"
                   r"(?<=only )when)(?![a-z])"
                   r"[^.\n]{0,160}?" + _VALIDATION)
 # the condition first ("until the canary passes, the new plan stays held"); a release only with a validation
@@ -100,7 +101,11 @@ GATE_FIRST = re.compile(r"(?<![a-z])(?:(?:until|till|unless|only (?:once|after|w
                         r"(?:hold|block)\w*|"
                         r"(?:don'?t|do not|won'?t|not|never|no) (?:\w+ ){0,4}?" + _RELEASE + r")|" + _RELEASE +
                         r" only (?:with|behind|after|on|through) (?:a |an |the )?(?:[\w-]+ ){0,2}?"
-                        r"(?:canary|load[- ]test|validation|sign-?off|pilot|trial))")
+                        r"(?:canary|load[- ]test|validation|sign-?off|pilot|trial)|"
+                        # a release gated on a named validation: 're-enable it only with async compile, gated on a
+                        # canary where p99 <= 15 ms'
+                        r"gated (?:on|behind|by) (?:a |an |the )?(?:[\w-]+ ){0,2}?(?:canary|load[- ]test|"
+                        r"validation|sign-?off|pilot|trial|replay))")
 # "ship behind a canary and revert if it's worse": a vague regression made concrete by a trial to compare against
 # undoing a change, as a verb ('revert the batcher change', 'put the old waiting time back', 'back to WFQ'); unlike
 # WAY_BACK, no 'keep the old plan loaded' or kill switch, which prepare a rollback and undo nothing
@@ -125,6 +130,13 @@ HELD = re.compile(r"(?<![a-z])(?:if|unless|until|till)(?![a-z])[^.\n]{0,120}?"
 # a sentence that proposes evidence, not a change ('a same-seed run of A versus B would nail it', 'Proof: ...')
 PROOF = re.compile(r"(?:^\s*(?:proof|prove|check|artifact|artefact|evidence|to prove it)\s*:|(?<![a-z])(?:same[- ]seed|"
                    r"replay\w*|side[- ]by[- ]side|versus|vs\.?|would (?:nail|show|prove|confirm)))(?![a-z])")
+# the evidence already shown, read back ('the run shows 48 loads'), not evidence proposed
+READS_SHOWN = re.compile(r"(?<![a-z])(?:the|this|that|our|in the)"
+                         r"(?: whole| same| regressed| current| baseline| new| old)? "
+                         r"(?:run|numbers|table|evidence|counters|split)(?![a-z])")
+PROPOSES = re.compile(r"(?<![a-z])(?:would|i'd|i would|we'd|we would|let's|i'll|we'll|should|need|want|rerun|re-run|"
+                      r"replay\w*|same[- ]seed|prov\w*|proof|confirm\w*|reproduc\w*|compar\w*|plot\w*|dump|sweep\w*|"
+                      r"side[- ]by[- ]side|versus|vs|a/b|artifact|artefact|evidence:)(?![a-z])")
 # a sentence labelled as another element is not the fix ('Mechanism: ... puts the attention in one kernel')
 OTHER_LABEL = re.compile(r"^\s*(?:mechanism|root cause|cause|workload|symptom)\s*:")
 ROLLBACK_LABEL = re.compile(r"^\s*(?:rollback|roll back|roll-back|release|release decision|decision|revert plan)\s*:")
@@ -133,7 +145,7 @@ GENERIC = {"the", "a", "an", "our", "some", "any", "whole", "this", "that", "my"
            "accountable", "one", "new", "right", "proper", "dedicated", "should", "must", "will", "can", "which",
            "who", "whoever", "and", "or", "to", "by", "of", "for", "with", "is", "be", "each", "another", "us", "we",
            "it", "them", "they", "team", "someone", "somebody", "both", "two", "owning", "own", "main", "core",
-           "big", "bigger", "large", "larger", "small", "smaller", "first", "next", "last"}
+           "big", "bigger", "large", "larger", "small", "smaller", "first", "next", "last", "no", "not", "without"}
 ROLES = re.compile(r"(?<![a-z])(?:on-?call|sre|sres|tech lead|tl|dri|engineering manager|eng manager|em|"
                    r"release manager|release captain|product owner|perf(?:ormance)? (?:lead|engineer)|serving lead|"
                    r"compiler lead|runtime lead|platform lead|infra lead|team lead|lead engineer|principal|"
