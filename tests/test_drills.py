@@ -105,7 +105,10 @@ def test_grader_credits_a_terse_but_right_answer_with_quoted_evidence():
 def test_empty_long_binary_and_hostile_answers():
     d = DRILLS["fusion-memory-bursts"]
     g = grade(d, "")
-    assert g.verdict == "weak" and g.score == 0 and "empty" in g.elements["mechanism"].hint
+    assert g.verdict == "weak" and g.score == 0 and "empty" in g.elements["workload"].hint
+    # each element keeps its own hint and question (not one question repeated six times)
+    assert len({e.question for e in g.elements.values()}) == len(g.elements)
+    assert "empty" not in g.elements["owner"].hint and "accountable" in g.elements["owner"].hint
     with pytest.raises(ConfigError, match="longer than"):
         check_answer("x" * (MAX_CHARS + 1))
     with pytest.raises(ConfigError, match="binary"):

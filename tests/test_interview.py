@@ -50,6 +50,20 @@ def test_a_reply_that_dodges_the_question_is_recorded_as_still_missing():
     assert iv.grade.verdict == "partial"
 
 
+def test_a_corrected_mechanism_counts_and_a_wrong_class_said_last_still_voids_it():
+    """A candidate who opens with the wrong class and gives the right chain when asked gets the mechanism; one who
+    gives the chain and then asserts the wrong class does not."""
+    wrong = "It's a capacity problem: the pool is saturated, we need more machines. " + ARTIFACT + " " + OWNER
+    iv = Interview(DRILL)
+    assert iv.answer(wrong) == iv.grade.elements["mechanism"].question
+    iv.reply("I take that back: the cores are mostly idle. " + OPENING)
+    assert iv.grade.elements["mechanism"].present
+    iv = Interview(DRILL)
+    iv.answer(OPENING + " " + ARTIFACT + " " + OWNER)
+    iv.reply("Actually it's a capacity problem: the pool is saturated and we need more machines.")
+    assert not iv.grade.elements["mechanism"].present
+
+
 def _drive(cmd: list[str], env: dict, steps: list[tuple[str, str | None]], timeout: float = 120.0) -> tuple[str, int]:
     """Run cmd on a pseudo-terminal; for each (expected text, line to send) wait for the text, then send."""
     pid, fd = pty.fork()

@@ -259,6 +259,8 @@ def cmd_grade(args: argparse.Namespace) -> int:
     if args.answer_file:
         path = Path(args.answer_file)
         try:
+            if not path.exists():
+                raise UsageError(f"--answer-file {path}: no such file")
             if not path.is_file():
                 raise UsageError(f"--answer-file {path}: not a regular file")
             with path.open("rb") as f:  # bounded: past the limit it is refused, never read whole
@@ -335,7 +337,13 @@ def cmd_progress(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    """``workbench list``: the built-in scenarios and their descriptions."""
+    """``workbench list``: the built-in scenarios and their descriptions; ``--drills``: the interview drills."""
+    if args.drills:
+        from workbench.grading.drills import load_drills
+
+        for d in load_drills(args.drills_dir).values():
+            _out(f"{d.id:<32} {d.title}")
+        return 0
     for name in builtin_scenarios("all"):
         sc = load_scenario(resolve(name))
         mode = "[token] " if isinstance(sc, ServingScenario) else ""
@@ -392,7 +400,7 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--out", help="folder for sweep.csv and sweep.png (default sweep-out)")
     sw.set_defaults(func=cmd_sweep)
     gr = sub.add_parser("grade", help="grade an answer to an interview drill")
-    gr.add_argument("--drill", required=True, help="drill id (see drills/)")
+    gr.add_argument("--drill", required=True, help="drill id (workbench list --drills)")
     gr.add_argument("--answer-file", help="the answer (default: read stdin)")
     gr.add_argument("--json", action="store_true", help="print the grade as JSON")
     gr.add_argument("--drills-dir", help="folder of drill files (default: $WORKBENCH_DRILLS or drills/)")
@@ -407,7 +415,8 @@ def build_parser() -> argparse.ArgumentParser:
     pr.add_argument("--drills-dir", help="folder of drill files")
     pr.set_defaults(func=cmd_practice)
     iv = sub.add_parser("interview", help="a mock interview: an answer, follow-up questions, one grade")
-    iv.add_argument("--drill", help="drill id (default: the one your progress says to practise next)")
+    iv.add_argument("--drill", help="drill id (workbench list --drills; default: the one your progress says to "
+                    "practise next)")
     iv.add_argument("--minutes", type=float, help="no follow-up question after this many minutes")
     iv.add_argument("--db", help="progress database (default: $WORKBENCH_DB or the user data folder)")
     iv.add_argument("--drills-dir", help="folder of drill files")
@@ -415,7 +424,9 @@ def build_parser() -> argparse.ArgumentParser:
     pg = sub.add_parser("progress", help="practice history and per-element rates")
     pg.add_argument("--db", help="progress database (default: $WORKBENCH_DB or the user data folder)")
     pg.set_defaults(func=cmd_progress)
-    ls = sub.add_parser("list", help="list the built-in scenarios")
+    ls = sub.add_parser("list", help="list the built-in scenarios (--drills: the interview drills)")
+    ls.add_argument("--drills", action="store_true", help="list the interview drills instead, with their titles")
+    ls.add_argument("--drills-dir", help="folder of drill files (default: $WORKBENCH_DRILLS or drills/)")
     ls.set_defaults(func=cmd_list)
     return p
 

@@ -99,12 +99,13 @@ def mechanism(drill: Drill, segs: list[str], norms: list[str]) -> Element:
                                   "that fits what the evidence shows", question)
     usable = ["" if bare_run(n) else n for n in norms]  # bare term runs are no argument
     best: set[int] = set()
+    best_window = ""
     for width in (1, 2, 3, 4):
         for i in range(len(usable) - width + 1):
             window = " ".join(usable[i:i + width])
             found = {k for k, step in enumerate(steps) if has(window, step)}
             if len(found) > len(best):
-                best = found
+                best, best_window = found, window
             if len(found) >= r.mechanism_min_steps and set(r.mechanism_required) <= found and _linked(window, steps):
                 return Element(True, quote(" ".join(segs[i:i + width])), "")
     names = r.step_names or tuple(step[0] for step in r.mechanism_chain)
@@ -113,8 +114,10 @@ def mechanism(drill: Drill, segs: list[str], norms: list[str]) -> Element:
         want = [k for k in missing if k in r.mechanism_required] or missing
         k = want[0]
         question = r.step_questions[k] if k < len(r.step_questions) else question
-        hint = (f"you name {', '.join(names[j] for j in sorted(best))}, but the chain is missing "
-                f"{', '.join(names[j] for j in missing)}; state it as cause and effect, not as a list of terms")
+        # what was found, with the words that matched it: the learner sees what was read, not a claim about it
+        seen = ", ".join(f"{names[j]} ('{has(best_window, steps[j])}')" for j in sorted(best))
+        hint = (f"your answer touches {seen}, but the chain is missing {', '.join(names[j] for j in missing)}; "
+                "state it as cause and effect, not as a list of terms")
     else:
         hint = ("explain the causal chain of this scenario in your own words, step by step, from the change to the "
                 "metric; bare terms joined by 'so' or '->' are not a mechanism")
@@ -316,8 +319,8 @@ def fix(segs: list[str], norms: list[str], drill: Drill, stuffed: bool) -> Eleme
     for s, n in zip(segs, norms, strict=True):
         if fix_sentence(s, n, drill, words):
             return Element(True, quote(s), "")
-    examples = "; ".join(drill.rubric.fix_terms[:3])
-    return Element(False, "", f"propose one bounded fix for this mechanism, e.g. {examples}",
+    return Element(False, "", "propose one bounded fix for this mechanism: what you would change, and to what (a "
+                              "number, or the setting before the change), and why it moves the metric",
                    "What is the one bounded change you would ship first, and what would it change in the numbers?")
 
 

@@ -90,6 +90,21 @@ def check_answer(raw: bytes | str) -> str:
 CARD_GRAMS = grams(CARD_TEXT)
 
 
+def _elements(segs: list[str], norms: list[str], drill: Drill, stuffed: bool) -> dict[str, Element]:
+    return {"workload": det.workload(segs, norms, drill, stuffed), "mechanism": det.mechanism(drill, segs, norms),
+            "artifact": det.artifact(segs, norms, drill, stuffed), "fix": det.fix(segs, norms, drill, stuffed),
+            "owner": det.owner(segs, norms, stuffed), "rollback": det.rollback(segs, norms, stuffed)}
+
+
+def graded(drill: Drill, elements: dict[str, Element]) -> Grade:
+    """The verdict and score of a set of element results: strong when every core element (mechanism, artifact,
+    owner, rollback) is present, weak when at most one is; the score weighs all six."""
+    core = sum(elements[k].present for k in CORE)
+    verdict = "strong" if core == len(CORE) else "weak" if core <= 1 else "partial"
+    score = sum(WEIGHTS[k] for k, e in elements.items() if e.present)
+    return Grade(drill.id, verdict, score, elements)
+
+
 def grade(drill: Drill, answer: str) -> Grade:
     """Grade an answer to a drill (deterministic, linear in the answer's length)."""
     answer = check_answer(answer)
@@ -100,17 +115,13 @@ def grade(drill: Drill, answer: str) -> Grade:
     segs = [] if pasted else [s for s in segments(answer) if not recited(s, shared)]
     norms = [norm(s) for s in segs]
     if not segs:
+        # each element's own hint and question, the first hint saying why nothing was found
         empty = "the answer is empty" if not answer.strip() else "the answer only restates the drill or the card"
-        elements = {k: Element(False, "", f"{empty}: explain the {k} in your own words",
-                               drill.senior_review_question) for k in ELEMENTS}
+        elements = _elements([], [], drill, False)
+        first = elements[ELEMENTS[0]]
+        elements[ELEMENTS[0]] = Element(False, "", f"{empty}; {first.hint}", first.question)
     else:
         # an answer made mostly of bare term runs is keyword-stuffed: its run lines earn nothing
         stuffed = sum(bare_run(n) for n in norms) >= 0.5 * len(norms)
-        elements = {"workload": det.workload(segs, norms, drill, stuffed),
-                    "mechanism": det.mechanism(drill, segs, norms),
-                    "artifact": det.artifact(segs, norms, drill, stuffed), "fix": det.fix(segs, norms, drill, stuffed),
-                    "owner": det.owner(segs, norms, stuffed), "rollback": det.rollback(segs, norms, stuffed)}
-    core = sum(elements[k].present for k in CORE)
-    verdict = "strong" if core == len(CORE) else "weak" if core <= 1 else "partial"
-    score = sum(WEIGHTS[k] for k, e in elements.items() if e.present)
-    return Grade(drill.id, verdict, score, elements)
+        elements = _elements(segs, norms, drill, stuffed)
+    return graded(drill, elements)

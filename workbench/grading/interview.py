@@ -6,7 +6,8 @@ terminal (:func:`run_interview`, ``workbench interview``) and the notebook drill
 The interviewer asks at most ``max_follow_ups`` questions, one per missing core element
 in the order a reviewer would (mechanism, artifact, owner, rollback), and stops early
 when the time is up or nothing is missing. The final grade reads the answer and every
-reply together, so a candidate who supplies the rollback when asked gets credit for it;
+reply together (and the later replies on their own, so a corrected mechanism counts), so a
+candidate who supplies the rollback when asked gets credit for it;
 the transcript records which element each question was about and whether the reply
 supplied it.
 """
@@ -23,7 +24,7 @@ from typing import TextIO
 
 from workbench.errors import ConfigError
 from workbench.grading.drills import Drill
-from workbench.grading.grader import MAX_CHARS, Grade, check_answer, grade
+from workbench.grading.grader import MAX_CHARS, Grade, check_answer, grade, graded
 from workbench.grading.store import Store
 
 
@@ -43,8 +44,18 @@ class Interview:
 
     @property
     def grade(self) -> Grade:
-        """The grade of the whole exchange so far."""
-        return grade(self.drill, self._text())
+        """The grade of the whole exchange so far. An element the later turns supply on their own counts too: a
+        candidate who turns from a wrong class to the right chain when asked ('at first I said cores; it is HBM
+        contention, because ...') gets the mechanism, which the whole exchange, holding the wrong class, would not
+        give. A wrong class said last still voids what came before it."""
+        turns = [t["text"] for t in self.transcript if t["role"] == "candidate"]
+        whole = grade(self.drill, "\n\n".join(turns))
+        elements = dict(whole.elements)
+        for k in range(1, len(turns)):
+            for name, e in grade(self.drill, "\n\n".join(turns[k:])).elements.items():
+                if e.present and not elements[name].present:
+                    elements[name] = e
+        return graded(self.drill, elements)
 
     @property
     def done(self) -> bool:

@@ -154,7 +154,8 @@ def read_answer(stdin: TextIO, stdout: TextIO) -> str:
 
 def feedback(g: Grade) -> str:
     """Per-element feedback for one graded answer."""
-    out = [f"verdict: {g.verdict} (score {g.score}/100)"]
+    out = [f"verdict: {g.verdict} (score {g.score}/100; strong: mechanism, artifact, owner and rollback all present, "
+           "weak: at most one of them; the score also weighs workload and fix)"]
     for k in ELEMENTS:
         e = g.elements[k]
         out.append(f"  [{'x' if e.present else ' '}] {k:<9} " + (f'"{e.evidence}"' if e.present else e.hint))
