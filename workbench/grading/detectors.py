@@ -180,6 +180,12 @@ def _acts_on(n: str, words: frozenset[str]) -> bool:
 _NEW_CLAUSE = re.compile(r",? and (?:then )?(?:we|i|they|you) |; |(?:,|;) ?(?:and|but|then) ?$")  # a new clause
 
 
+# a metric coming back ('if the rerun brings p99 back to 1.5 ms'), not a way back to the old system
+_METRIC_BACK = re.compile(r"(?<![a-z])(?:p\d{2}(?:\.\d)?|latency|tail|ttft|itl|tpot|throughput|busy|utili[sz]ation|"
+                          r"hit rate|wait|queue)\w* (?:[\w.~%-]+ ){0,2}?(?:back (?:to|down|under|near|within|below)|"
+                          r"(?:comes?|came|goes|went|gets?) back)(?![a-z])")
+
+
 def _tied_way_backs(n: str) -> list[tuple[int, int]]:
     """Spans of the ways back tied to a condition ('revert to WFQ if batch p99 breaches', 'ship on a canary and
     revert if it is worse'), each with its condition: what counts as a rollback, and so never as the fix.
@@ -189,7 +195,8 @@ def _tied_way_backs(n: str) -> list[tuple[int, int]]:
     second is tied; in 'flip it off if p99 passes 500 ms, then go back to sharing by weight' the second is the fix.
     A condition that opens a new clause ('..., and if interactive needs more, add a guard'; '..., and we turn it
     on again once the test passes') is not the way back's before it."""
-    backs = [(m.start(), m.end()) for m in WAY_BACK.finditer(n)]
+    backs = [(m.start(), m.end()) for m in WAY_BACK.finditer(n)
+             if not _METRIC_BACK.search(n, max(0, m.start() - 40), m.end() + 12)]
     spans, claimed = [], set()
     for m in CONDITION.finditer(n):
         c, d = m.start(), m.end()
@@ -324,7 +331,11 @@ def fix(segs: list[str], norms: list[str], drill: Drill, stuffed: bool) -> Eleme
                    "What is the one bounded change you would ship first, and what would it change in the numbers?")
 
 
+_POSSESSIVE_OWN = re.compile(r"(?<![a-z])(?:its|their|his|her|our|my|your) own(?![a-z])")  # 'on its own core'
+
+
 def _owner_in(s: str, n: str) -> bool:
+    n = _POSSESSIVE_OWN.sub(" ", n)  # 'its own' names no owner
     strong = I_OWN.search(n) or OWNER_LABEL.search(n) or re.search(r"own|accountab|responsib|dri\b|sign", n)
     if LOOK_INTO.search(n) and not strong:
         return False  # "the infra folks should look into it" is advice, not an owner
