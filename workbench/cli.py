@@ -13,17 +13,20 @@ import json
 import math
 import re
 import sys
-import tempfile
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from workbench.analysis.metrics import DRIVERS, summarize
+from workbench.config import Scenario
 from workbench.errors import ConfigError
 from workbench.pipeline import run_scenario
 from workbench.safe_io import OutputError, write_file
 from workbench.scenario import builtin_scenarios, load_scenario, resolve
-from workbench.serving.scenario import ServingScenario
 from workbench.terminal import printable
+
+if TYPE_CHECKING:  # token mode is imported when a scenario asks for it (start-up of the others)
+    from workbench.serving.scenario import ServingScenario
 
 EXIT_BAD_INPUT = 2
 MAX_ANSWER_BYTES = 80_000  # 20,000 characters of UTF-8 at most 4 bytes each; more is refused as too long
@@ -106,7 +109,7 @@ def format_summary(s: dict, description: str = "") -> str:
 def cmd_run(args: argparse.Namespace) -> int:
     """``workbench run``: simulate a scenario and print its summary."""
     sc = _scenario_with_overrides(args)
-    if isinstance(sc, ServingScenario):
+    if _token_mode(sc):
         return _run_tokens(args, sc)
     trace = run_scenario(sc)
     summary = summarize(trace)
@@ -143,8 +146,15 @@ def _run_tokens(args: argparse.Namespace, sc: ServingScenario) -> int:
     return 0
 
 
+def _token_mode(sc: Scenario | ServingScenario) -> bool:
+    """Whether ``load_scenario`` gave a token-mode scenario (a :class:`ServingScenario`)."""
+    return not isinstance(sc, Scenario)
+
+
 def _writable_folder(out: Path, option: str = "--out") -> Path:
     """``out`` exists (or can be made) and can be written; else one clear error naming ``option``."""
+    import tempfile
+
     try:
         if out.is_symlink():
             raise OutputError(f"{out}: refusing to write into a symbolic link")
@@ -162,7 +172,7 @@ def _scenario_with_overrides(args: argparse.Namespace):
     sc = load_scenario(args.scenario)
     changes = {k: v for k, v in (("seed", args.seed), ("requests", args.requests)) if v is not None}
     try:
-        if isinstance(sc, ServingScenario):
+        if _token_mode(sc):
             return replace(sc, run=replace(sc.run, **changes)) if changes else sc
         return replace(sc, **changes) if changes else sc
     except ConfigError as e:
@@ -338,7 +348,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     """``workbench list``: the built-in scenarios and their descriptions."""
     for name in builtin_scenarios("all"):
         sc = load_scenario(resolve(name))
-        mode = "[token] " if isinstance(sc, ServingScenario) else ""
+        mode = "[token] " if _token_mode(sc) else ""
         _out(f"{name:<28} {mode}{sc.description.strip().splitlines()[0] if sc.description else ''}")
     return 0
 
