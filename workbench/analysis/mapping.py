@@ -20,7 +20,7 @@ import numpy as np
 
 from workbench.compiler.envelope import MISS_KINDS
 from workbench.compiler.plan_profile import batch_profiles
-from workbench.runtime.assembly import distinct
+from workbench.runtime.assembly import distinct, distinct_values
 from workbench.runtime.trace import Trace
 
 
@@ -102,7 +102,7 @@ def mapping_summary(trace: Trace) -> dict | None:
                 "noise": float(noise[sel].mean()) if len(r) else 0.0,
                 "contention": float(contention[sel].mean()) if len(r) else 0.0}
 
-    for b in np.unique(b_of[fin]).tolist():
+    for b in distinct_values(b_of[fin]).tolist():
         errors[names[b]] = split((b_of == b) & fin)
     errors["all"] = split(fin)
     return {

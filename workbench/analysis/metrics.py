@@ -24,6 +24,7 @@ import math
 
 import numpy as np
 
+from workbench.analysis.quantiles import percentiles
 from workbench.runtime.trace import OUTCOMES, Trace
 
 PERCENTILES = {"p50": 50.0, "p95": 95.0, "p99": 99.0, "p999": 99.9}
@@ -41,7 +42,7 @@ def stats(x: np.ndarray, overwrite: bool = False) -> dict[str, float]:
     if len(x) == 0:
         return {"mean": float("nan"), **{k: float("nan") for k in PERCENTILES}}
     mean = float(x.mean())
-    q = np.percentile(x, list(PERCENTILES.values()), overwrite_input=overwrite)
+    q = percentiles(x, list(PERCENTILES.values()), overwrite=overwrite)  # np.percentile's, without numpy.ma
     return {"mean": mean, **{k: float(v) for k, v in zip(PERCENTILES, q, strict=True)}}
 
 
