@@ -12,7 +12,6 @@ from __future__ import annotations
 import dataclasses
 import math
 import tomllib
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -49,6 +48,7 @@ from workbench.serving.mode import serving_mode
 if TYPE_CHECKING:  # token mode and the compiler's options are imported when a scenario asks for them
     from workbench.serving.scenario import ServingScenario
 
+BUILTIN = Path(__file__).parent / "scenarios"  # package data; a plain folder (no importlib.resources: start-up)
 _REQUIRED = object()
 _TYPES: dict[str, tuple[type, ...]] = {"int": (int,), "float": (int, float), "str": (str,), "bool": (bool,),
                                        "table": (dict,), "list": (list,)}
@@ -324,7 +324,7 @@ def _build_model(t: _Table) -> ResidentModel:
 
 def builtin_scenarios(mode: str = "request") -> list[str]:
     """Names of the scenarios shipped in ``workbench/scenarios/`` in ``mode`` (request, token or all)."""
-    folder = resources.files("workbench") / "scenarios"
+    folder = BUILTIN
     names = sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".toml"))
     if mode == "all":
         return names
@@ -336,9 +336,9 @@ def resolve(name_or_path: str | Path) -> Path:
     path = Path(name_or_path)
     if path.suffix == ".toml" or path.exists():
         return path
-    builtin = resources.files("workbench") / "scenarios" / f"{name_or_path}.toml"
+    builtin = BUILTIN / f"{name_or_path}.toml"
     if builtin.is_file():
-        return Path(str(builtin))
+        return builtin
     raise ConfigError("scenario", str(name_or_path),
                       f"no such file or built-in scenario (built-ins: {', '.join(builtin_scenarios())})")
 
