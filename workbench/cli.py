@@ -3,6 +3,9 @@
 Bad input (an unreadable or malformed scenario, an unknown key, a value out of range)
 prints one line naming the file, the key and the value, and exits with status 2,
 without a traceback and without writing any output file.
+
+Start-up is part of every run's wall time, so this module imports only the standard library
+and a few light workbench modules; each command imports what it runs when it runs.
 """
 
 from __future__ import annotations
@@ -13,19 +16,15 @@ import json
 import math
 import re
 import sys
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from workbench.analysis.metrics import DRIVERS, summarize
-from workbench.config import Scenario
 from workbench.errors import ConfigError
-from workbench.pipeline import run_scenario
 from workbench.safe_io import OutputError, write_file
-from workbench.scenario import builtin_scenarios, load_scenario, resolve
 from workbench.terminal import printable
 
-if TYPE_CHECKING:  # token mode is imported when a scenario asks for it (start-up of the others)
+if TYPE_CHECKING:  # each command imports what it runs (start-up); token mode only when a scenario asks for it
+    from workbench.config import Scenario
     from workbench.serving.scenario import ServingScenario
 
 EXIT_BAD_INPUT = 2
@@ -75,6 +74,8 @@ def _fmt_stats(d: dict) -> str:
 
 def format_summary(s: dict, description: str = "") -> str:
     """The human-readable run summary (latencies in ms)."""
+    from workbench.analysis.metrics import DRIVERS
+
     lines = [f"scenario {s['scenario']} (seed {s['seed']})"]
     if description:
         lines.append(f"  {description.strip()}")
@@ -108,6 +109,9 @@ def format_summary(s: dict, description: str = "") -> str:
 
 def cmd_run(args: argparse.Namespace) -> int:
     """``workbench run``: simulate a scenario and print its summary."""
+    from workbench.analysis.metrics import summarize
+    from workbench.pipeline import run_scenario
+
     sc = _scenario_with_overrides(args)
     if _token_mode(sc):
         return _run_tokens(args, sc)
@@ -148,6 +152,8 @@ def _run_tokens(args: argparse.Namespace, sc: ServingScenario) -> int:
 
 def _token_mode(sc: Scenario | ServingScenario) -> bool:
     """Whether ``load_scenario`` gave a token-mode scenario (a :class:`ServingScenario`)."""
+    from workbench.config import Scenario
+
     return not isinstance(sc, Scenario)
 
 
@@ -169,6 +175,10 @@ def _writable_folder(out: Path, option: str = "--out") -> Path:
 
 
 def _scenario_with_overrides(args: argparse.Namespace):
+    from dataclasses import replace
+
+    from workbench.scenario import load_scenario
+
     sc = load_scenario(args.scenario)
     changes = {k: v for k, v in (("seed", args.seed), ("requests", args.requests)) if v is not None}
     try:
@@ -346,6 +356,8 @@ def cmd_progress(args: argparse.Namespace) -> int:
 
 def cmd_list(args: argparse.Namespace) -> int:
     """``workbench list``: the built-in scenarios and their descriptions."""
+    from workbench.scenario import builtin_scenarios, load_scenario, resolve
+
     for name in builtin_scenarios("all"):
         sc = load_scenario(resolve(name))
         mode = "[token] " if _token_mode(sc) else ""
@@ -433,6 +445,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit status."""
     args = build_parser().parse_args(argv)
+    if argv is None and args.func is cmd_run:  # the command line's own run, which ends next: no cyclic collection
+        gc.disable()  # while it imports and runs (~10 ms of a start-up; its large data are arrays, freed by count)
     try:
         return args.func(args)
     except (ConfigError, UsageError) as e:
