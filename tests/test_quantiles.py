@@ -26,6 +26,11 @@ def _arrays(rng: np.random.Generator):
 
 def test_percentiles_equal_numpy_bit_for_bit():
     rng = np.random.default_rng(17)
+    with np.errstate(invalid="ignore"):  # inf - inf in the interpolation: numpy warns there too
+        _compare(rng)
+
+
+def _compare(rng: np.random.Generator) -> None:
     for x in _arrays(rng):
         for q in QS:
             want = np.percentile(x, q)
