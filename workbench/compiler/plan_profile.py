@@ -4,7 +4,7 @@ The mapping summary needs, per distinct (bucket, batch size, shape key) of a run
 launches, the spilled bytes, the compiler's prediction and the isolated time at the real shape.
 :meth:`~workbench.compiler.plan.PlanRun.batch_profile` (the readable reference) finds them one
 batch at a time through the plan's memo; a drifting run has a few thousand distinct batches
-(shape_drift at 200k requests: ~2,100, ~25 ms). :func:`batch_profiles` decides once per bucket
+(shape_drift at 200k requests: ~2,100, ~9 ms). :func:`batch_profiles` decides once per bucket
 what ``batch_profile`` decides per batch (its mapping, padding floor, kind and slowdown), then
 reads each batch's memo entries, which the compiled loop's cost book has already written
 (:meth:`~workbench.compiler.cost_book.CostBook.commit`); a batch the memo lacks is costed
