@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from workbench.runtime.assembly import dense_floats, distinct, narrow, rejections, table_column
+from workbench.runtime.assembly import dense_floats, distinct, distinct_values, narrow, rejections, table_column
 
 
 @pytest.mark.parametrize("top", [1, 50, 10_000, 2**40])
@@ -15,6 +15,16 @@ def test_distinct_equals_np_unique(top):
         want_v, want_i = np.unique(codes, return_inverse=True)
         assert values.tolist() == want_v.tolist()
         assert inverse.tolist() == want_i.ravel().tolist()
+
+
+def test_distinct_values_equal_np_unique():
+    rng = np.random.default_rng(4)
+    for dtype in (np.int16, np.int32, np.int64):
+        cases = ((0, 5, 1000), (0, 1 << 20, 50), (-7, 7, 300), (3, 4, 1), (0, 1, 0), (-(1 << 14), 1 << 14, 999))
+        for lo, hi, n in cases:
+            x = rng.integers(lo, hi, n).astype(dtype)
+            got, want = distinct_values(x), np.unique(x)
+            assert got.dtype == want.dtype and got.tolist() == want.tolist()
 
 
 def test_narrow_widens_when_a_value_does_not_fit():

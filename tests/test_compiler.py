@@ -10,7 +10,17 @@ from helpers import hand_requests
 
 from workbench.compiler import CompileOptions, compile_plan
 from workbench.compiler.cost import Tiling, best_cost, choose_layout, cost_kernel
-from workbench.compiler.envelope import FALLBACK, HIT, PADDED, RECOMPILED, REJECTED, parse_envelope
+from workbench.compiler.envelope import (
+    FALLBACK,
+    HIT,
+    PADDED,
+    RECOMPILED,
+    REJECTED,
+    lookup,
+    miss_reason,
+    miss_reasons,
+    parse_envelope,
+)
 from workbench.compiler.fusion import fuse_ops
 from workbench.compiler.pipeline import place_buckets
 from workbench.errors import ConfigError
@@ -300,6 +310,28 @@ def test_lookup_hits_and_policies():
     assert set(pad.info["reasons"]) == {"seq < 64 (min of the smallest bucket)",
                                         "seq in the gap (128, 256) between buckets",
                                         "seq > 512 (max of the largest bucket)"}
+
+
+def test_miss_reasons_per_gap_equal_the_reason_of_each_value():
+    """One reason per gap (miss_reasons) gives each missed value the reason, and the numbering, of the plain loop."""
+    rng = np.random.default_rng(5)
+    envelopes = [[128, 256, 512], [64], [{"min": 64, "opt": 128, "max": 128}, {"min": 256, "opt": 512, "max": 512}],
+                 [{"min": 10, "opt": 10, "max": 20}, {"min": 40, "opt": 50, "max": 60}, {"min": 61, "opt": 61,
+                                                                                         "max": 90}]]
+    for spec in envelopes:
+        buckets = parse_envelope("seq", spec)
+        for _ in range(20):
+            values = np.unique(rng.integers(1, 700, rng.integers(0, 60)))
+            missed = values[[lookup(buckets, int(v)) < 0 for v in values.tolist()]] if len(values) else values
+            reasons, codes = miss_reasons(buckets, missed)
+            plain: list[str] = []
+            numbers = []
+            for v in missed.tolist():
+                r = miss_reason(buckets, v)
+                if r not in plain:
+                    plain.append(r)
+                numbers.append(plain.index(r))
+            assert reasons == plain and codes.dtype == np.int16 and codes.tolist() == numbers
 
 
 def test_recompile_adds_buckets_until_the_limit_then_falls_back():

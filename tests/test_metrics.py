@@ -12,6 +12,7 @@ from helpers import scenario
 
 from workbench.analysis.metrics import jain, stats, summarize, tail_drivers, wait_profile
 from workbench.config import Batching, Scheduler, Service
+from workbench.pipeline import run_scenario
 from workbench.runtime.engine import simulate
 from workbench.scenario import load_scenario
 
@@ -97,3 +98,20 @@ def test_line_slope_is_the_least_squares_slope_by_hand():
     from workbench.analysis.metrics import line_slope
     assert line_slope(np.array([0.0, 1.0, 2.0, 3.0]), np.array([1.0, 3.0, 2.0, 6.0])) == 7 / 5
     assert line_slope(np.array([2.0, 2.0, 2.0]), np.array([1.0, 5.0, 9.0])) == 0.0  # no spread in x: no slope
+
+
+def test_summary_shortcuts_give_the_plain_figures():
+    """One stream's figures reused from the run's, the tail cut taken from ``stats``, the batch histogram by a
+    count: equal, to the bit, to computing each plainly."""
+    for name in ("shape_drift", "priority_two_streams", "mm1"):
+        trace = run_scenario(dataclasses.replace(load_scenario(name), requests=5_000))  # shape_drift: a plan
+        s = summarize(trace)
+        ok = trace.measured & trace.completed
+        lat = trace.latency_s[ok]
+        for i, st in enumerate(trace.scenario.streams):
+            mine = trace.stream[ok] == i
+            assert s["streams"][st.name]["latency_s"] == stats(lat[mine])
+            assert s["streams"][st.name]["wait_s"] == stats(trace.wait_s[ok][mine])
+        assert s["tail_drivers"] == tail_drivers(trace)
+        sizes, counts = np.unique(trace.batch_size, return_counts=True)
+        assert s["batch_size"]["histogram"] == {str(int(k)): int(v) for k, v in zip(sizes, counts, strict=True)}

@@ -89,3 +89,23 @@ def test_stream_validation():
         Stream("s", weight=0.0)
     with pytest.raises(ConfigError, match="rate"):
         Arrivals(rate=float("nan"))
+
+
+def test_one_stream_shortcut_equals_the_general_merge(monkeypatch):
+    """A single stream in time order skips the stable sort and the gathers: the same requests, bit for bit."""
+    import dataclasses
+
+    from workbench.runtime import workload
+    from workbench.scenario import builtin_scenarios, load_scenario
+
+    cases = [dataclasses.replace(load_scenario(name), requests=n, seed=seed)
+             for name in builtin_scenarios("request") for n, seed in ((1, 0), (7, 5), (3000, 3))]
+    fast = [generate(sc) for sc in cases]
+    monkeypatch.setattr(workload, "_time_order", lambda t, n, one_run: np.argsort(t, kind="stable")[:n])
+    for sc, r in zip(cases, fast, strict=True):
+        ref = generate(sc)
+        assert r.arrival_s.tobytes() == ref.arrival_s.tobytes() and r.arrival_s.dtype == ref.arrival_s.dtype
+        assert r.stream.dtype == ref.stream.dtype and r.stream.tobytes() == ref.stream.tobytes()
+        assert list(r.shapes) == list(ref.shapes)
+        for d in r.shapes:
+            assert r.shapes[d].dtype == ref.shapes[d].dtype and r.shapes[d].tobytes() == ref.shapes[d].tobytes()

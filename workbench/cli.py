@@ -3,6 +3,9 @@
 Bad input (an unreadable or malformed scenario, an unknown key, a value out of range)
 prints one line naming the file, the key and the value, and exits with status 2,
 without a traceback and without writing any output file.
+
+Start-up is part of every run's wall time, so this module imports only the standard library
+and a few light workbench modules; each command imports what it runs when it runs.
 """
 
 from __future__ import annotations
@@ -13,17 +16,16 @@ import json
 import math
 import re
 import sys
-import tempfile
-from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from workbench.analysis.metrics import DRIVERS, summarize
 from workbench.errors import ConfigError
-from workbench.pipeline import run_scenario
 from workbench.safe_io import OutputError, write_file
-from workbench.scenario import builtin_scenarios, load_scenario, resolve
-from workbench.serving.scenario import ServingScenario
 from workbench.terminal import printable
+
+if TYPE_CHECKING:  # each command imports what it runs (start-up); token mode only when a scenario asks for it
+    from workbench.config import Scenario
+    from workbench.serving.scenario import ServingScenario
 
 EXIT_BAD_INPUT = 2
 MAX_ANSWER_BYTES = 80_000  # 20,000 characters of UTF-8 at most 4 bytes each; more is refused as too long
@@ -72,6 +74,8 @@ def _fmt_stats(d: dict) -> str:
 
 def format_summary(s: dict, description: str = "") -> str:
     """The human-readable run summary (latencies in ms)."""
+    from workbench.analysis.metrics import DRIVERS
+
     lines = [f"scenario {s['scenario']} (seed {s['seed']})"]
     if description:
         lines.append(f"  {description.strip()}")
@@ -105,8 +109,11 @@ def format_summary(s: dict, description: str = "") -> str:
 
 def cmd_run(args: argparse.Namespace) -> int:
     """``workbench run``: simulate a scenario and print its summary."""
+    from workbench.analysis.metrics import summarize
+    from workbench.pipeline import run_scenario
+
     sc = _scenario_with_overrides(args)
-    if isinstance(sc, ServingScenario):
+    if _token_mode(sc):
         return _run_tokens(args, sc)
     trace = run_scenario(sc)
     summary = summarize(trace)
@@ -143,8 +150,17 @@ def _run_tokens(args: argparse.Namespace, sc: ServingScenario) -> int:
     return 0
 
 
+def _token_mode(sc: Scenario | ServingScenario) -> bool:
+    """Whether ``load_scenario`` gave a token-mode scenario (a :class:`ServingScenario`)."""
+    from workbench.config import Scenario
+
+    return not isinstance(sc, Scenario)
+
+
 def _writable_folder(out: Path, option: str = "--out") -> Path:
     """``out`` exists (or can be made) and can be written; else one clear error naming ``option``."""
+    import tempfile
+
     try:
         if out.is_symlink():
             raise OutputError(f"{out}: refusing to write into a symbolic link")
@@ -159,10 +175,14 @@ def _writable_folder(out: Path, option: str = "--out") -> Path:
 
 
 def _scenario_with_overrides(args: argparse.Namespace):
+    from dataclasses import replace
+
+    from workbench.scenario import load_scenario
+
     sc = load_scenario(args.scenario)
     changes = {k: v for k, v in (("seed", args.seed), ("requests", args.requests)) if v is not None}
     try:
-        if isinstance(sc, ServingScenario):
+        if _token_mode(sc):
             return replace(sc, run=replace(sc.run, **changes)) if changes else sc
         return replace(sc, **changes) if changes else sc
     except ConfigError as e:
@@ -344,9 +364,11 @@ def cmd_list(args: argparse.Namespace) -> int:
         for d in load_drills(args.drills_dir).values():
             _out(f"{d.id:<32} {d.title}")
         return 0
+    from workbench.scenario import builtin_scenarios, load_scenario, resolve
+
     for name in builtin_scenarios("all"):
         sc = load_scenario(resolve(name))
-        mode = "[token] " if isinstance(sc, ServingScenario) else ""
+        mode = "[token] " if _token_mode(sc) else ""
         _out(f"{name:<28} {mode}{sc.description.strip().splitlines()[0] if sc.description else ''}")
     return 0
 
@@ -434,6 +456,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit status."""
     args = build_parser().parse_args(argv)
+    if argv is None and args.func is cmd_run:  # the command line's own run, which ends next: no cyclic collection
+        gc.disable()  # while it imports and runs (~10 ms of a start-up; its large data are arrays, freed by count)
     try:
         return args.func(args)
     except (ConfigError, UsageError) as e:

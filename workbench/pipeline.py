@@ -7,17 +7,23 @@ The runtime never imports the compiler: a plan reaches it only as a service mode
 
 from __future__ import annotations
 
-from workbench.compiler.pipeline import compile_plan
-from workbench.compiler.plan import CompileOptions, Plan
+from typing import TYPE_CHECKING
+
 from workbench.config import Scenario
-from workbench.models import REQUEST_DIM, build
 from workbench.runtime.engine import simulate
 from workbench.runtime.service import AbstractLaw, ServiceModel
 from workbench.runtime.trace import Trace
 
+if TYPE_CHECKING:  # the compiler is imported when a scenario has a [model] (start-up of the others)
+    from workbench.compiler.plan import Plan
+
 
 def compile_scenario(scenario: Scenario, trace: bool = False) -> Plan:
     """The plan a scenario's ``[model]`` section asks for, on its hardware."""
+    from workbench.compiler.pipeline import compile_plan
+    from workbench.compiler.plan import CompileOptions
+    from workbench.models import REQUEST_DIM, build
+
     spec = scenario.model
     if spec is None:
         raise ValueError(f"scenario {scenario.name} has no [model] section")

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import os
 import stat
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -47,6 +46,8 @@ def write_file(path: Path, write: Callable[[str], object]) -> None:
     if not folder.is_dir():
         raise OutputError(f"{path}: the folder {folder} does not exist")
     mode = check_target(path)
+    import tempfile  # only a run that writes a file needs it (start-up)
+
     tmp = None
     try:
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")

@@ -12,12 +12,10 @@ from __future__ import annotations
 import dataclasses
 import math
 import tomllib
-from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workbench.compiler.envelope import parse_envelope
-from workbench.compiler.plan import CompileOptions
 from workbench.config import (
     ARRIVAL_PROCESSES,
     SHAPE_DISTS,
@@ -44,10 +42,13 @@ from workbench.limits import (
     TRACE_MAX_TIMESTAMPS,
     check_count,
 )
-from workbench.models import REQUEST_DIM, build
 from workbench.safe_io import read_capped
-from workbench.serving.scenario import ServingScenario, parse_serving, serving_mode
+from workbench.serving.mode import serving_mode
 
+if TYPE_CHECKING:  # token mode and the compiler's options are imported when a scenario asks for them
+    from workbench.serving.scenario import ServingScenario
+
+BUILTIN = Path(__file__).parent / "scenarios"  # package data; a plain folder (no importlib.resources: start-up)
 _REQUIRED = object()
 _TYPES: dict[str, tuple[type, ...]] = {"int": (int,), "float": (int, float), "str": (str,), "bool": (bool,),
                                        "table": (dict,), "list": (list,)}
@@ -220,6 +221,8 @@ def parse_scenario(data: dict[str, Any], source: str = "<scenario>",
     try:
         top = _Table(data, "")
         if serving_mode(data) == "token":
+            from workbench.serving.scenario import parse_serving
+
             return parse_serving(data, source, _hardware, _Table)
         _request_mode(top.table("serving"))
         streams_raw = top.get("streams", "list", None)
@@ -262,6 +265,9 @@ def _request_mode(t: _Table) -> None:
 
 def _model(t: _Table, base_dir: Path, streams: tuple[Stream, ...]) -> ModelSpec:
     """The [model] section, checked as far as it can be without compiling."""
+    from workbench.compiler.plan import CompileOptions
+    from workbench.models import REQUEST_DIM, build
+
     kind = {"graph": "str", "fusion": "str", "max_depth": "int", "attention": "str", "out_of_envelope": "str",
             "recompile_limit": "int", "recompile_pause_s": "float", "generic_slowdown": "float",
             "noise_cv": "float", "granule": "int", "profile": "str"}
@@ -318,7 +324,7 @@ def _build_model(t: _Table) -> ResidentModel:
 
 def builtin_scenarios(mode: str = "request") -> list[str]:
     """Names of the scenarios shipped in ``workbench/scenarios/`` in ``mode`` (request, token or all)."""
-    folder = resources.files("workbench") / "scenarios"
+    folder = BUILTIN
     names = sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".toml"))
     if mode == "all":
         return names
@@ -330,9 +336,9 @@ def resolve(name_or_path: str | Path) -> Path:
     path = Path(name_or_path)
     if path.suffix == ".toml" or path.exists():
         return path
-    builtin = resources.files("workbench") / "scenarios" / f"{name_or_path}.toml"
+    builtin = BUILTIN / f"{name_or_path}.toml"
     if builtin.is_file():
-        return Path(str(builtin))
+        return builtin
     raise ConfigError("scenario", str(name_or_path),
                       f"no such file or built-in scenario (built-ins: {', '.join(builtin_scenarios())})")
 

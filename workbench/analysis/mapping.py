@@ -19,7 +19,8 @@ from __future__ import annotations
 import numpy as np
 
 from workbench.compiler.envelope import MISS_KINDS
-from workbench.runtime.assembly import distinct
+from workbench.compiler.plan_profile import batch_profiles
+from workbench.runtime.assembly import distinct, distinct_values
 from workbench.runtime.trace import Trace
 
 
@@ -52,11 +53,11 @@ def mapping_summary(trace: Trace) -> dict | None:
     t0 = trace.arrival_s[i0] if any_measured else 0.0
     measured_batch = trace.batch_start_s >= t0
     uniq, inv = _distinct_batches(trace, measured_batch)
-    prof = [run.batch_profile(int(b), int(s), int(v)) for b, s, v in uniq]
-    launches = _per_batch([p["launches"] for p in prof], inv).sum() if prof else 0.0
-    spills = _per_batch([p["spill_bytes"] for p in prof], inv).sum() if prof else 0.0
-    predicted = _per_batch([p["predicted_s"] for p in prof], inv)
-    isolated = _per_batch([p["isolated_s"] for p in prof], inv)
+    prof = batch_profiles(run, *uniq)  # run.batch_profile of every distinct batch, as columns
+    launches = prof["launches"].take(inv).sum() if len(inv) else 0.0
+    spills = prof["spill_bytes"].take(inv).sum() if len(inv) else 0.0
+    predicted = prof["predicted_s"].take(inv)
+    isolated = prof["isolated_s"].take(inv)
     del inv
     sizes = trace.batch_size[measured_batch]
     served = max(int(sizes.sum()), 1)
@@ -101,7 +102,7 @@ def mapping_summary(trace: Trace) -> dict | None:
                 "noise": float(noise[sel].mean()) if len(r) else 0.0,
                 "contention": float(contention[sel].mean()) if len(r) else 0.0}
 
-    for b in np.unique(b_of[fin]).tolist():
+    for b in distinct_values(b_of[fin]).tolist():
         errors[names[b]] = split((b_of == b) & fin)
     errors["all"] = split(fin)
     return {
@@ -115,13 +116,9 @@ def mapping_summary(trace: Trace) -> dict | None:
     }
 
 
-def _per_batch(values: list, inv: np.ndarray) -> np.ndarray:
-    """One value per distinct batch, spread to every batch by its row ``inv``."""
-    return np.array(values)[inv]
-
-
-def _distinct_batches(trace: Trace, sel: np.ndarray) -> tuple[list[tuple[int, int, int]], np.ndarray]:
-    """The distinct (bucket, size, shape key) of the batches ``sel`` (sorted), and each batch's row among them.
+def _distinct_batches(trace: Trace, sel: np.ndarray) -> tuple[tuple[list[int], list[int], list[int]], np.ndarray]:
+    """The distinct (bucket, size, shape key) of the batches ``sel`` (sorted), as three lists, and each batch's
+    row among them.
 
     One code per batch, found by :func:`~workbench.runtime.assembly.distinct` (a dense table,
     no sort, when the codes are few): the same rows and order as ``np.unique``.
@@ -130,10 +127,11 @@ def _distinct_batches(trace: Trace, sel: np.ndarray) -> tuple[list[tuple[int, in
     bs = trace.batch_size[sel].astype(np.int64)
     bk = trace.batch_shape_key[sel].astype(np.int64, copy=False)
     if not len(bb):
-        return [], np.zeros(0, dtype=np.int64)
+        return ([], [], []), np.zeros(0, dtype=np.int64)
     if min(bb.min(), bs.min(), bk.min()) < 0:
         rows, inv = np.unique(np.stack([bb, bs, bk]), axis=1, return_inverse=True)
-        return [tuple(r) for r in rows.T.tolist()], np.asarray(inv, dtype=np.int64).ravel()
+        b, s, k = rows.tolist()
+        return (b, s, k), np.asarray(inv, dtype=np.int64).ravel()
     ws, wk = int(bs.max()) + 1, int(bk.max()) + 1
     code = bb  # (bb x ws + bs) x wk + bk, in place
     code *= ws
@@ -142,4 +140,4 @@ def _distinct_batches(trace: Trace, sel: np.ndarray) -> tuple[list[tuple[int, in
     code += bk
     del bs, bk
     codes, inv = distinct(code)
-    return [(c // (ws * wk), c // wk % ws, c % wk) for c in codes.tolist()], inv
+    return ((codes // (ws * wk)).tolist(), (codes // wk % ws).tolist(), (codes % wk).tolist()), inv

@@ -24,6 +24,7 @@ import math
 
 import numpy as np
 
+from workbench.analysis.quantiles import percentiles
 from workbench.runtime.trace import OUTCOMES, Trace
 
 PERCENTILES = {"p50": 50.0, "p95": 95.0, "p99": 99.0, "p999": 99.9}
@@ -41,7 +42,7 @@ def stats(x: np.ndarray, overwrite: bool = False) -> dict[str, float]:
     if len(x) == 0:
         return {"mean": float("nan"), **{k: float("nan") for k in PERCENTILES}}
     mean = float(x.mean())
-    q = np.percentile(x, list(PERCENTILES.values()), overwrite_input=overwrite)
+    q = percentiles(x, list(PERCENTILES.values()), overwrite=overwrite)  # np.percentile's, without numpy.ma
     return {"mean": mean, **{k: float(v) for k, v in zip(PERCENTILES, q, strict=True)}}
 
 
@@ -70,11 +71,11 @@ def window(trace: Trace, ok: np.ndarray | None = None) -> tuple[float, float]:
 
 
 def tail_drivers(trace: Trace, pct: float = 95.0, ok: np.ndarray | None = None,
-                 lat: np.ndarray | None = None) -> dict[str, float]:
+                 lat: np.ndarray | None = None, cut: float | None = None) -> dict[str, float]:
     """Share of the latency of requests above the ``pct`` percentile, by cause.
 
-    ``ok`` and ``lat`` (the measured completed mask and their latencies), when given, save
-    recomputing them.
+    ``ok`` and ``lat`` (the measured completed mask and their latencies) and ``cut`` (the
+    ``pct`` percentile of ``lat``, as :func:`stats` gives it), when given, save recomputing them.
     """
     if ok is None:
         ok = trace.measured & trace.completed
@@ -82,9 +83,11 @@ def tail_drivers(trace: Trace, pct: float = 95.0, ok: np.ndarray | None = None,
         lat = trace.latency_s[ok]
     if len(lat) == 0:
         return dict.fromkeys(DRIVERS, 0.0)
-    tail = lat > np.percentile(lat, pct)
+    if cut is None:
+        cut = np.percentile(lat, pct)
+    tail = lat > cut
     if not tail.any():
-        tail = lat >= np.percentile(lat, pct)
+        tail = lat >= cut
     sel = np.flatnonzero(ok)[tail]  # the tail requests, as indices (no full-length temporaries)
     b = trace.batch[sel]
     wait = trace.start_of(sel) - trace.arrival_s[sel]
@@ -169,21 +172,25 @@ def summarize(trace: Trace) -> dict:
     del completed
     lat, wait = _latency_and_wait(trace, ok)  # of the measured completed requests
     n_ok = len(lat)
+    lat_stats, wait_stats = stats(lat), stats(wait)
     stream_ok = trace.stream[ok]
     names = [s.name for s in sc.streams]
     streams, x = {}, []
     for i, s in enumerate(sc.streams):
         mine = stream_ok == i
-        thr = float(np.count_nonzero(mine) / span)
+        count = np.count_nonzero(mine)
+        thr = float(count / span)
         x.append(thr / s.weight)
+        everyone = count == n_ok  # the stream's figures are the run's (one stream): the same values, not redone
         streams[names[i]] = {
             "completed": int(done_by_stream[i]),
             "rejected": int(all_by_stream[i] - done_by_stream[i]),
             "throughput_rps": thr,
-            "latency_s": stats(lat[mine], overwrite=True),  # lat[mine] is a copy: partitioned in place
-            "wait_s": stats(wait[mine], overwrite=True),
+            # lat[mine] is a copy: partitioned in place
+            "latency_s": dict(lat_stats) if everyone else stats(lat[mine], overwrite=True),
+            "wait_s": dict(wait_stats) if everyone else stats(wait[mine], overwrite=True),
         }
-    sizes, counts = np.unique(trace.batch_size, return_counts=True)
+    sizes, counts = _histogram(trace.batch_size)
     makespan = max(trace.makespan_s, 1e-300)
     util = trace.core_busy_s / makespan
     outcomes = np.bincount(trace.outcome, minlength=len(OUTCOMES))
@@ -198,8 +205,8 @@ def summarize(trace: Trace) -> dict:
         # latency percentiles are over completed requests: refusals would hide the tail, so say how many
         "refused_share": float((n_measured - n_ok) / max(int(n_measured), 1)),
         "throughput_rps": float(n_ok / span),
-        "latency_s": stats(lat),
-        "wait_s": stats(wait),
+        "latency_s": lat_stats,
+        "wait_s": wait_stats,
         "fairness_jain": jain(np.array(x)),
         "cores": {"utilization": util.tolist(), "batches": trace.core_batches.tolist(),
                   "imbalance": float(util.max() / util.mean()) if util.mean() > 0 else 1.0},
@@ -207,13 +214,22 @@ def summarize(trace: Trace) -> dict:
                        "histogram": {str(int(k)): int(v) for k, v in zip(sizes, counts, strict=True)}},
         "queue_depth": {"mean": depth_mean, "max": depth_max},
         "load": load,
-        "tail_drivers": tail_drivers(trace, ok=ok, lat=lat),
+        "tail_drivers": tail_drivers(trace, ok=ok, lat=lat, cut=lat_stats["p95"] if n_ok else None),
         "residency": dict(trace.residency),
         "streams": streams,
     }
     del lat, wait, stream_ok, ok  # the mapping metrics work per batch: free the per-request columns first
     summary.update(_mapping(trace) or {})
     return summary
+
+
+def _histogram(sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(sizes, return_counts=True)`` of batch sizes (small integers >= 0) by a count instead of a sort."""
+    if not len(sizes) or int(sizes.min()) < 0:
+        return np.unique(sizes, return_counts=True)
+    counts = np.bincount(sizes)
+    present = np.flatnonzero(counts)
+    return present, counts[present]
 
 
 def _latency_and_wait(trace: Trace, ok: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from workbench.errors import ConfigError, check
 from workbench.limits import MAX_SHAPE
 
@@ -91,6 +93,26 @@ def miss_reason(buckets: tuple[Bucket, ...], v: int) -> str:
     below = max(b.max for b in buckets if b.max < v)
     above = min(b.min for b in buckets if b.min > v)
     return f"{d} in the gap ({below}, {above}) between buckets"
+
+
+def miss_reasons(buckets: tuple[Bucket, ...], values: np.ndarray) -> tuple[list[str], np.ndarray]:
+    """:func:`miss_reason` of every missed value in ``values`` (sorted, distinct): the reasons numbered as first
+    met, and each value's number (int16).
+
+    A reason depends only on the gap a value falls in (the buckets are sorted and do not
+    overlap), so it is found once per gap, not once per value.
+    """
+    gap = np.searchsorted(np.array([b.max for b in buckets]), values, side="left")  # buckets below each value
+    first = np.flatnonzero(np.diff(gap, prepend=-1))  # the values ascend, so each gap is one run
+    reasons: list[str] = []
+    numbers = []
+    for i in first.tolist():
+        r = miss_reason(buckets, int(values[i]))
+        if r not in reasons:
+            reasons.append(r)
+        numbers.append(reasons.index(r))
+    runs = np.diff(np.append(first, len(values)))
+    return reasons, np.repeat(np.array(numbers, dtype=np.int16), runs)
 
 
 def lookup(buckets: tuple[Bucket, ...], v: int) -> int:

@@ -325,19 +325,13 @@ def _classify(plan: Plan, requests: Requests) -> Classification:
     bucket = np.where(hit, idx, -1).astype(np.int32)
     kind = np.where(hit, env.HIT, env.REJECTED).astype(np.int8)
     reason = np.full(len(values), -1, dtype=np.int16)
-    reasons: list[str] = []
     extra_s = None
     run = PlanRun(plan, [])
     policy = plan.options.out_of_envelope
     misses = np.flatnonzero(~hit)
     missed, which = distinct(values[misses])  # through a dense table when the shapes are few (no sort)
-    codes = []
-    for v in missed.tolist():  # reasons named by bound, like guard failures; numbered as first met
-        r = env.miss_reason(tuple(bounds), v)
-        if r not in reasons:
-            reasons.append(r)
-        codes.append(reasons.index(r))
-    reason[misses] = np.array(codes, dtype=np.int16)[which] if codes else -1
+    reasons, codes = env.miss_reasons(tuple(bounds), missed)  # named by bound, like guard failures; first met first
+    reason[misses] = codes[which] if len(codes) else -1
     if policy == "pad":
         above = idx[misses] < len(bounds)  # a bucket with a larger max exists: pad up to it
         bucket[misses[above]] = len(bounds) + idx[misses[above]]

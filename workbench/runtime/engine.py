@@ -24,6 +24,7 @@ from workbench.runtime.allocator import release_free_memory
 from workbench.runtime.assembly import (
     dense_floats,
     distinct,
+    distinct_values,
     factors,
     imbalance,
     memory_share,
@@ -73,7 +74,7 @@ class Engine:
         self.class_bucket: list[int] = []
         self.class_model: list[int] = []
         self.class_cores: list[tuple[int, ...]] = []
-        for q in np.unique(qid[qid >= 0]).tolist():
+        for q in distinct_values(qid[qid >= 0]).tolist():
             s, b = divmod(q, nb)
             key = (b, self.stream_model[s], self.placement.eligible(s, b, cls.bucket_cores))
             if key not in class_of:

@@ -136,12 +136,14 @@ def generate(scenario: Scenario) -> Requests:
             times.append(arrival_times(s.arrivals, rng, n_s))
             ids.append(np.full(n_s, i, dtype=np.int32))
         t_all = np.concatenate(times)
-        order = np.argsort(t_all, kind="stable")[:n_total]
-        cut = t_all[order[-1]]
+        order = _time_order(t_all, n_total, one_run=len(streams) == 1)
+        cut = t_all[n_total - 1 if isinstance(order, slice) else order[-1]]
         # every stream must still have arrivals after the cut, or its tail is missing
         if all(t[-1] >= cut for t in times):
             break
         factor *= 2
+    if isinstance(order, slice):  # one stream, already in time order: no gathers
+        return _one_stream(scenario, t_all[order].copy(), ids[0][order].copy())
     t_sorted = t_all[order]
     stream = np.concatenate(ids)[order]
     dims = sorted({d for s in streams for d in s.shapes})
@@ -153,3 +155,19 @@ def generate(scenario: Scenario) -> Requests:
         for d in sorted(s.shapes):
             shapes[d][mine] = sample_shapes(s.shapes[d], t_sorted[mine], rng)
     return Requests(arrival_s=t_sorted, stream=stream, shapes=shapes)
+
+
+def _time_order(t_all: np.ndarray, n: int, one_run: bool) -> np.ndarray | slice:
+    """The first ``n`` arrivals in time order (a stable sort); ``slice(0, n)`` when ``t_all`` is one stream's
+    times, already non-decreasing, where the stable sort is the identity."""
+    if one_run and len(t_all) > 1 and bool((t_all[1:] >= t_all[:-1]).all()):
+        return slice(0, n)
+    return np.argsort(t_all, kind="stable")[:n]
+
+
+def _one_stream(scenario: Scenario, t: np.ndarray, stream: np.ndarray) -> Requests:
+    """:func:`generate`'s shapes for one stream whose arrivals ``t`` are in order: the same draws, no gathers."""
+    s = scenario.streams[0]
+    rng = np.random.default_rng(np.random.SeedSequence([scenario.seed, 1]).spawn(1)[0])
+    shapes = {d: sample_shapes(s.shapes[d], t, rng) for d in sorted(s.shapes)}
+    return Requests(arrival_s=t, stream=stream, shapes=shapes)

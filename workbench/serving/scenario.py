@@ -47,15 +47,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from workbench.errors import ConfigError, check_one_of
+from workbench.errors import ConfigError
 from workbench.limits import MAX_STREAMS, check_count
 from workbench.serving.config import Decoder, KVConfig, LengthLaw, SchedulerConfig, Tenant, TokenBuckets
 
 if TYPE_CHECKING:
     from workbench.serving.engine import ServingRun
-
-MODES = ("request", "token")
-
 
 @dataclass(frozen=True)
 class ServingScenario:
@@ -66,16 +63,6 @@ class ServingScenario:
     tpot_slo_s: float = 0.05
     name: str = ""
     description: str = ""
-
-
-def serving_mode(data: dict[str, Any]) -> str:
-    """``request`` or ``token``: the mode a parsed scenario document asks for."""
-    serving = data.get("serving", {})
-    if not isinstance(serving, dict):
-        raise ConfigError("serving", serving, "must be a table")
-    mode = serving.get("mode", "request")
-    check_one_of("serving.mode", mode, MODES)
-    return mode
 
 
 def _length(t, name: str) -> LengthLaw:
