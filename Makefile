@@ -12,6 +12,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	$(BIN)/python -m workbench.runtime.compiled  # compile the numba event loop once, into its on-disk cache
 	$(BIN)/python -m workbench.aot  # the same kernels compiled ahead of time: runs import them without numba
+	$(BIN)/python -m compileall -q workbench  # bytecode written once, even where PYTHONDONTWRITEBYTECODE is set: start-up
 	touch $(STAMP)
 
 lab: $(STAMP)  ## set up, then open JupyterLab on the notebook series
