@@ -316,3 +316,10 @@ def test_a_claim_with_a_comma_list_in_apposition_is_no_run_of_terms():
     assert not bare_run(" 73% of the canary traffic is in the generic row, which is the untuned, unfused, bf16 path. ")
     assert bare_run(" fusion, sram, spill, hbm, p95 ")
     assert bare_run(" 73% of the canary traffic is in the generic row -> untuned -> unfused -> slow ")
+
+
+def test_an_abbreviation_does_not_end_the_sentence():
+    """'i.e.', 'e.g.', 'vs.' continue a sentence: a quote is not cut there, and a chain is not split in two."""
+    from workbench.grading.text import segments
+    assert segments("The queue grows, i.e. the wait climbs. E.g. this one vs. the old. Done.") == [
+        "The queue grows, i.e. the wait climbs.", "E.g. this one vs. the old.", "Done."]

@@ -42,7 +42,9 @@ def norm(text: str) -> str:
 def segments(text: str) -> list[str]:
     """Sentences and bullets, their bullet marks removed."""
     text = _LONG.sub(lambda m: m.group()[:MAX_WORD], text)
-    parts = re.split(r"(?<=[.!?])\s+(?=[A-Za-z0-9(\"'*-])|\n+", text)
+    # no break after an abbreviation ('i.e.', 'e.g.', 'vs.', 'etc.'): the sentence goes on
+    parts = re.split(r"(?<=[.!?])(?<!\b[Ii]\.e\.)(?<!\b[Ee]\.g\.)(?<!\b[Vv]s\.)(?<!\betc\.)(?<!\bcf\.)\s+"
+                     r"(?=[A-Za-z0-9(\"'*-])|\n+", text)
     out = []
     for p in parts:
         p = re.sub(r"^\s{0,8}(?:[-*\u2022>]|\d{1,2}[.):]|[a-z][.)])\s{0,8}", "", p).strip()
