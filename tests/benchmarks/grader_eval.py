@@ -21,8 +21,8 @@ from workbench.grading.evaluate import by_writer, evaluate, format_evaluation, f
 LABELS = Path(__file__).resolve().parents[1] / "grader_labels"
 # writers whose disagreements were read while writing the rules
 TUNED_ON = ("legacy", "A", "B", "C", "D", "E", "F", "G", "H", "J", "K", "L", "M", "N", "O", "P", "Q", "R", "S")
-FINAL = "T"  # the held-out writer, scored once at the end (S: scored once 2026-12-04, then read)
-NEXT = ("U",)  # stored for a later final score: left out of every table, --final included
+FINAL = "U"  # the next held-out writer, scored once at the end (T: scored once 2026-12-04, never read)
+NEXT: tuple[str, ...] = ()  # writers stored for later final scores: left out of every table, --final too
 
 
 def main(argv: list[str]) -> None:
@@ -34,7 +34,7 @@ def main(argv: list[str]) -> None:
     writers = by_writer(answers, drills)
     print(f"{len(answers)} labelled answers from {len(writers)} writers; tuned on {', '.join(TUNED_ON)}"
           + ("" if final else f"; writer {FINAL} held back (--final scores it)")
-          + f"; {', '.join(NEXT)} stored for later final scores, left out")
+          + (f"; {', '.join(NEXT)} stored for later final scores, left out" if NEXT else ""))
     print(format_writers(writers))
     left_out = [a for a in answers if a["writer"] not in TUNED_ON and a["writer"] != FINAL]
     if left_out:
@@ -42,7 +42,8 @@ def main(argv: list[str]) -> None:
         ev = evaluate(left_out, drills)
         print(format_evaluation(ev, drills=True))
         print("goals missed: " + ("; ".join(ev.meets_goals()) or "none"))
-    print("\n== every writer" + ("" if final else f" except {FINAL}") + f" and {', '.join(NEXT)}, pooled")
+    held = ([] if final else [FINAL]) + list(NEXT)
+    print("\n== every writer" + (f" except {' and '.join(held)}" if held else "") + ", pooled")
     ev = evaluate(answers, drills)
     print(format_evaluation(ev, drills=True))
     if final and not any(a["writer"] == FINAL for a in corpus):
