@@ -14,6 +14,7 @@ import argparse
 import gc
 import json
 import math
+import os
 import re
 import sys
 from pathlib import Path
@@ -453,9 +454,15 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+_ONE_THREAD = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")  # read by numpy's BLAS at import
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit status."""
     args = build_parser().parse_args(argv)
+    if argv is None:  # the command line's own process: numpy's BLAS threads, started at import, only spin here
+        for var in _ONE_THREAD:  # (the simulation runs no large matrix products); a value the user set is kept
+            os.environ.setdefault(var, "1")
     if argv is None and args.func is cmd_run:  # the command line's own run, which ends next: no cyclic collection
         gc.disable()  # while it imports and runs (~10 ms of a start-up; its large data are arrays, freed by count)
     try:

@@ -98,11 +98,16 @@ class StrictPriority:
 
     def keys(self, stream: np.ndarray, scenario: Scenario) -> list:
         """Rank of (priority, arrival index)."""
-        prio = np.array([s.priority for s in scenario.streams])[stream]
-        order = np.lexsort((np.arange(len(stream)), prio))
+        return self.key_array(stream, scenario).tolist()
+
+    def key_array(self, stream: np.ndarray, scenario: Scenario) -> np.ndarray:
+        """The same ranks as an int64 array (the compiled loop's keys, without a Python list between)."""
+        levels = sorted({s.priority for s in scenario.streams})  # each stream's level, 0 first (few of them)
+        dense = np.array([levels.index(s.priority) for s in scenario.streams], dtype=np.int16)
+        order = np.argsort(dense[stream], kind="stable")  # arrival order within a level: stable (a radix sort)
         rank = np.empty(len(stream), dtype=np.int64)
         rank[order] = np.arange(len(stream))
-        return rank.tolist()
+        return rank
 
 
 class WeightedFair:

@@ -79,7 +79,8 @@ class _Run:
         elif e.discipline.online:
             rf[L.RF_KEY] = 0.0
         else:
-            rf[L.RF_KEY] = e.discipline.keys(req.stream, sc)
+            keys = getattr(e.discipline, "key_array", None)  # an array where the discipline has one
+            rf[L.RF_KEY] = keys(req.stream, sc) if keys else e.discipline.keys(req.stream, sc)
         keyval, krank = (distinct(np.asarray(cls.shape_key))  # no sort (nor copy) of the keys when few
                          if cls.shape_key is not None else (np.zeros(1, i8), np.zeros(n, i4)))
         self.keyval = keyval.astype(i8, copy=False)
