@@ -182,7 +182,7 @@ _NEW_CLAUSE = re.compile(r",? and (?:then )?(?:we|i|they|you) |; |(?:,|;) ?(?:an
 
 # a metric coming back ('if the rerun brings p99 back to 1.5 ms'), not a way back to the old system
 _METRIC_BACK = re.compile(r"(?<![a-z])(?:p\d{2}(?:\.\d)?|latency|tail|ttft|itl|tpot|throughput|busy|utili[sz]ation|"
-                          r"hit rate|wait|queue)\w* (?:[\w.~%-]+ ){0,2}?(?:back (?:to|down|under|near|within|below)|"
+                          r"hit rate)\w* (?:[\w.~%-]+ ){0,2}?(?:back (?:to|down|under|near|within|below)|"
                           r"(?:comes?|came|goes|went|gets?) back)(?![a-z])")
 
 
