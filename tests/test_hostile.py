@@ -9,7 +9,8 @@ import stat
 
 import pytest
 
-from workbench.cli import main, strict_json
+from workbench.cli import main
+from workbench.cli_io import strict_json
 from workbench.errors import ConfigError
 
 

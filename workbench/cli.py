@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import json
 import math
 import os
 import re
@@ -20,54 +19,23 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from workbench.cli_drills import cmd_grade, cmd_interview, cmd_practice, cmd_progress
+from workbench.cli_io import (
+    EXIT_BAD_INPUT,
+    UsageError,
+    dumps,
+    output_error,
+    say,
+    writable_folder,
+    write_atomic,
+)
 from workbench.errors import ConfigError
-from workbench.safe_io import OutputError, write_file
+from workbench.safe_io import OutputError
 from workbench.terminal import printable
 
 if TYPE_CHECKING:  # each command imports what it runs (start-up); token mode only when a scenario asks for it
     from workbench.config import Scenario
     from workbench.serving.scenario import ServingScenario
-
-EXIT_BAD_INPUT = 2
-MAX_ANSWER_BYTES = 80_000  # 20,000 characters of UTF-8 at most 4 bytes each; more is refused as too long
-
-
-class UsageError(Exception):
-    """A command-line problem to report on one line with exit status 2."""
-
-
-def _output_error(path: Path, e: OSError) -> UsageError:
-    """An output that could not be written, as one clear line."""
-    return UsageError(str(e) if isinstance(e, OutputError) else f"{path}: cannot write ({e.strerror or e})")
-
-
-def _write_atomic(path: Path, write) -> None:
-    """Write an output file safely (:func:`workbench.safe_io.write_file`); problems become one clear line."""
-    try:
-        write_file(path, write)
-    except OSError as e:
-        raise _output_error(path, e) from None
-
-
-def strict_json(obj):
-    """``obj`` with every NaN or infinity replaced by None, so strict JSON parsers accept the output."""
-    if isinstance(obj, float):
-        return obj if math.isfinite(obj) else None
-    if isinstance(obj, dict):
-        return {k: strict_json(v) for k, v in obj.items()}
-    if isinstance(obj, list | tuple):
-        return [strict_json(v) for v in obj]
-    return obj
-
-
-def _out(text: str) -> None:
-    """Print text that may carry user input, control characters escaped."""
-    print(printable(text))
-
-
-def _dumps(obj) -> str:
-    return json.dumps(strict_json(obj), indent=2, allow_nan=False, default=float)
-
 
 def _fmt_stats(d: dict) -> str:
     return "  ".join(f"{k} {d[k] * 1e3:10.3f}" for k in ("mean", "p50", "p95", "p99", "p999"))
@@ -120,13 +88,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     summary = summarize(trace)
     if args.trace:
         out = Path(args.trace)
-        _write_atomic(out, trace.to_chrome)
+        write_atomic(out, trace.to_chrome)
     if args.json:
-        print(_dumps(summary))
+        print(dumps(summary))
     else:
-        _out(format_summary(summary, sc.description))
+        say(format_summary(summary, sc.description))
         if args.trace:
-            _out(f"trace written to {args.trace} (open it in https://ui.perfetto.dev)")
+            say(f"trace written to {args.trace} (open it in https://ui.perfetto.dev)")
     return 0
 
 
@@ -141,13 +109,13 @@ def _run_tokens(args: argparse.Namespace, sc: ServingScenario) -> int:
     summary = {"scenario": sc.name, "seed": sc.run.seed, "mode": "token", **summary,
                "iteration_time_shares": iteration_shares(trace)}
     if args.trace:
-        _write_atomic(Path(args.trace), lambda path: to_chrome(trace, path))
+        write_atomic(Path(args.trace), lambda path: to_chrome(trace, path))
     if args.json:
-        print(_dumps(summary))
+        print(dumps(summary))
     else:
-        _out(format_token_summary(summary, sc.name, sc.description))
+        say(format_token_summary(summary, sc.name, sc.description))
         if args.trace:
-            _out(f"trace written to {args.trace} (open it in https://ui.perfetto.dev)")
+            say(f"trace written to {args.trace} (open it in https://ui.perfetto.dev)")
     return 0
 
 
@@ -156,23 +124,6 @@ def _token_mode(sc: Scenario | ServingScenario) -> bool:
     from workbench.config import Scenario
 
     return not isinstance(sc, Scenario)
-
-
-def _writable_folder(out: Path, option: str = "--out") -> Path:
-    """``out`` exists (or can be made) and can be written; else one clear error naming ``option``."""
-    import tempfile
-
-    try:
-        if out.is_symlink():
-            raise OutputError(f"{out}: refusing to write into a symbolic link")
-        out.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=out):  # an anonymous probe: no name in the folder to follow
-            pass
-    except OutputError as e:
-        raise UsageError(f"{option} {e}") from None
-    except OSError as e:
-        raise UsageError(f"{option} {out}: cannot write there ({e.strerror or e})") from None
-    return out
 
 
 def _scenario_with_overrides(args: argparse.Namespace):
@@ -199,7 +150,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", sc.name).strip("._") or "scenario"  # never a path from the file
     out = Path(args.out or f"report-{safe}")
     if not args.json or args.out:
-        _writable_folder(out)
+        writable_folder(out)
     command = "workbench report " + " ".join(
         [args.scenario, f"--out {out}"] + [f"--{k} {v}" for k in ("seed", "requests", "threshold")
                                            if (v := getattr(args, k)) is not None])
@@ -211,9 +162,9 @@ def cmd_report(args: argparse.Namespace) -> int:
         except OSError as e:
             raise UsageError(str(e) if isinstance(e, OutputError) else f"--out {out}: cannot write ({e})") from None
     if args.json:
-        print(_dumps(rep))
+        print(dumps(rep))
     else:
-        _out("\n".join([f"closed-loop mapping report for {sc.name}: " + ", ".join(str(p) for p in paths[:2]),
+        say("\n".join([f"closed-loop mapping report for {sc.name}: " + ", ".join(str(p) for p in paths[:2]),
                          f"adaptation gain {rep['adaptation_gain']:+.1%} "
                          f"(p99 {rep['p99_before_s'] * 1e3:.3f} -> {rep['p99_after_s'] * 1e3:.3f} ms)"]
                         + [f"  {a['kind']}: {a['verdict']}" for a in rep["actions"]]))
@@ -254,7 +205,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         ok = False
     if not ok:
         raise UsageError(f"--seeds {args.seeds[:80]!r}: expected comma-separated integers >= 0, e.g. 1,2,3")
-    out = _writable_folder(Path(args.out or "sweep-out"))
+    out = writable_folder(Path(args.out or "sweep-out"))
     executor = _sweep_executor(args.executor, args.workers)
     try:
         rows = sweep(args.scenario, params, seeds, args.requests, executor=executor)
@@ -265,95 +216,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         write_csv(rows, out / "sweep.csv")
         plot(rows, next(iter(params)), out / "sweep.png")
     except OSError as e:
-        raise _output_error(out, e) from None
-    _out(f"{len(rows)} points: {out / 'sweep.csv'}, {out / 'sweep.png'}")
-    return 0
-
-
-def cmd_grade(args: argparse.Namespace) -> int:
-    """``workbench grade``: grade an answer (file or stdin) against a drill."""
-    from workbench.grading.drills import get_drill
-    from workbench.grading.grader import check_answer, grade
-    from workbench.grading.practice import feedback
-
-    drill = get_drill(args.drill, args.drills_dir)
-    if args.answer_file:
-        path = Path(args.answer_file)
-        try:
-            if not path.exists():
-                raise UsageError(f"--answer-file {path}: no such file")
-            if not path.is_file():
-                raise UsageError(f"--answer-file {path}: not a regular file")
-            with path.open("rb") as f:  # bounded: past the limit it is refused, never read whole
-                raw = f.read(MAX_ANSWER_BYTES + 1)
-        except OSError as e:
-            raise UsageError(f"--answer-file {args.answer_file}: cannot read ({e.strerror or e})") from None
-    else:
-        raw = sys.stdin.buffer.read(MAX_ANSWER_BYTES + 1)
-    if len(raw) > MAX_ANSWER_BYTES:
-        raise UsageError(f"answer: more than {MAX_ANSWER_BYTES} bytes; answers are at most 20,000 characters")
-    try:
-        text = check_answer(raw)
-    except ConfigError as e:
-        raise UsageError(f"{args.answer_file or 'stdin'}: {e}") from None
-    g = grade(drill, text)
-    print(_dumps(g.to_json())) if args.json else _out(feedback(g))
-    return 0
-
-
-def cmd_practice(args: argparse.Namespace) -> int:
-    """``workbench practice``: an interview practice session in the terminal."""
-    from workbench.grading.drills import load_drills
-    from workbench.grading.practice import session
-    from workbench.grading.store import Store
-
-    drills = load_drills(args.drills_dir)
-    figures = _writable_folder(Path(args.figures), "--figures") if args.figures else None
-    store = Store(args.db)
-    try:
-        session(drills, store, count=args.drills, topic=args.topic, minutes=args.minutes, figure_dir=figures)
-    except KeyboardInterrupt:
-        print("\nsession stopped; saved attempts are kept")
-    except OSError as e:  # a figure that may not be written
-        raise _output_error(figures or Path("."), e) from None
-    finally:
-        store.close()
-    return 0
-
-
-def cmd_interview(args: argparse.Namespace) -> int:
-    """``workbench interview``: a mock interview with follow-up questions, graded as a whole."""
-    from workbench.grading.drills import get_drill, load_drills
-    from workbench.grading.interview import run_interview
-    from workbench.grading.practice import prepare
-    from workbench.grading.store import Store, pick_drills
-
-    if args.minutes is not None and not 0 < args.minutes <= 24 * 60:
-        raise UsageError(f"--minutes {args.minutes}: must be in (0, 1440]")
-    store = Store(args.db)
-    try:
-        if args.drill:
-            drill = get_drill(args.drill, args.drills_dir)
-        else:
-            drills = load_drills(args.drills_dir)
-            drill = drills[pick_drills(sorted(drills), store, 1)[0]]
-        ev = prepare(drill)
-        run_interview(drill, store, ev.table, ev.reference, minutes=args.minutes)
-    finally:
-        store.close()
-    return 0
-
-
-def cmd_progress(args: argparse.Namespace) -> int:
-    """``workbench progress``: practice history and per-element rates."""
-    from workbench.grading.practice import progress_report
-    from workbench.grading.store import Store
-
-    store = Store(args.db, create=False)  # read-only: never creates a file or a folder
-    try:
-        _out(progress_report(store))
-    finally:
-        store.close()
+        raise output_error(out, e) from None
+    say(f"{len(rows)} points: {out / 'sweep.csv'}, {out / 'sweep.png'}")
     return 0
 
 
@@ -363,14 +227,14 @@ def cmd_list(args: argparse.Namespace) -> int:
         from workbench.grading.drills import load_drills
 
         for d in load_drills(args.drills_dir).values():
-            _out(f"{d.id:<32} {d.title}")
+            say(f"{d.id:<32} {d.title}")
         return 0
     from workbench.scenario import builtin_scenarios, load_scenario, resolve
 
     for name in builtin_scenarios("all"):
         sc = load_scenario(resolve(name))
         mode = "[token] " if _token_mode(sc) else ""
-        _out(f"{name:<28} {mode}{sc.description.strip().splitlines()[0] if sc.description else ''}")
+        say(f"{name:<28} {mode}{sc.description.strip().splitlines()[0] if sc.description else ''}")
     return 0
 
 
