@@ -40,6 +40,7 @@ from workbench.grading.lexicon import (
     MAYBE_BACK,
     METRICS,
     NAMED,
+    NEGATED_BACK,
     NOT_A_FIX,
     NOT_SUBJECT,
     OTHER_LABEL,
@@ -253,9 +254,6 @@ def _fix_line(n: str, words: frozenset[str]) -> bool:
         return False
     body = re.sub(r"^\s*[a-z /&]{1,30}:\s", " ", n)
     return bool(_ACTION.search(body)) and any(content_words(i) >= 3 and _names(i, words) for i in links(body))
-
-
-NEGATED_BACK = re.compile(r"(?:instead of|rather than|not|never|no|don't|won't|without)\s+(?:\w+\s+){0,2}$")
 
 
 def reverts(n: str, terms: tuple[str, ...]) -> bool:

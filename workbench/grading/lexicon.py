@@ -116,6 +116,8 @@ REVERT_VERB = re.compile(r"(?<![a-z])(?:revert\w*|roll(?:s|ed|ing)?[ -]?back|und
 # a way back offered as a possibility, not proposed ('we can always roll back', 'roll back if needed')
 MAYBE_BACK = re.compile(r"(?:can|could|may|might) (?:always |just )?(?:\w+ )?$|^\W*\w*\W*if (?:needed|necessary|"
                         r"required|people complain)")
+# a way back refused ('instead of going back', 'we will not go back'), not proposed
+NEGATED_BACK = re.compile(r"(?:instead of|rather than|not|never|no|don't|won't|without)\s+(?:\w+\s+){0,2}$")
 TRIAL = re.compile(r"(?<![a-z])(?:canar\w*|small (?:share|slice|percent\w*|fraction|subset|group|cohort)|"
                    r"\d+ ?% (?:of )?(?:traffic|users|requests|the fleet|hosts|pods)|pilot|trial|a/b|shadow)")
 VAGUE_WORSE = re.compile(r"(?<![a-z])(?:if|when|once)\s+(?:it|things|this|that)(?:'?s| is| gets| looks| goes| runs)"
