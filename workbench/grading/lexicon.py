@@ -106,7 +106,6 @@ GATE_FIRST = re.compile(r"(?<![a-z])(?:(?:until|till|unless|only (?:once|after|w
                         # canary where p99 <= 15 ms'
                         r"gated (?:on|behind|by) (?:a |an |the )?(?:[\w-]+ ){0,2}?(?:canary|load[- ]test|"
                         r"validation|sign-?off|pilot|trial|replay))")
-# "ship behind a canary and revert if it's worse": a vague regression made concrete by a trial to compare against
 # undoing a change, as a verb ('revert the batcher change', 'put the old waiting time back', 'back to WFQ'); unlike
 # WAY_BACK, no 'keep the old plan loaded' or kill switch, which prepare a rollback and undo nothing
 REVERT_VERB = re.compile(r"(?<![a-z])(?:revert\w*|roll(?:s|ed|ing)?[ -]?back|undo\w*|restor\w*|return\w* to|"
@@ -118,6 +117,7 @@ MAYBE_BACK = re.compile(r"(?:can|could|may|might) (?:always |just )?(?:\w+ )?$|^
                         r"required|people complain)")
 # a way back refused ('instead of going back', 'we will not go back'), not proposed
 NEGATED_BACK = re.compile(r"(?:instead of|rather than|not|never|no|don't|won't|without)\s+(?:\w+\s+){0,2}$")
+# "ship behind a canary and revert if it's worse": a vague regression made concrete by a trial to compare against
 TRIAL = re.compile(r"(?<![a-z])(?:canar\w*|small (?:share|slice|percent\w*|fraction|subset|group|cohort)|"
                    r"\d+ ?% (?:of )?(?:traffic|users|requests|the fleet|hosts|pods)|pilot|trial|a/b|shadow)")
 VAGUE_WORSE = re.compile(r"(?<![a-z])(?:if|when|once)\s+(?:it|things|this|that)(?:'?s| is| gets| looks| goes| runs)"
