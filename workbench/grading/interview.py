@@ -38,6 +38,7 @@ class Interview:
     transcript: list[dict] = field(default_factory=list)
     started_at: float = field(default_factory=time.time)
     question: str | None = None  # the open question, if any
+    _graded: tuple[int, Grade] | None = field(default=None, init=False, repr=False)  # (candidate turns, their grade)
 
     def _text(self) -> str:
         return "\n\n".join(t["text"] for t in self.transcript if t["role"] == "candidate")
@@ -49,13 +50,16 @@ class Interview:
         contention, because ...') gets the mechanism, which the whole exchange, holding the wrong class, would not
         give. A wrong class said last still voids what came before it."""
         turns = [t["text"] for t in self.transcript if t["role"] == "candidate"]
+        if self._graded is not None and self._graded[0] == len(turns):
+            return self._graded[1]  # asked again before a new turn: the same exchange, the same grade
         whole = grade(self.drill, "\n\n".join(turns))
         elements = dict(whole.elements)
         for k in range(1, len(turns)):
             for name, e in grade(self.drill, "\n\n".join(turns[k:])).elements.items():
                 if e.present and not elements[name].present:
                     elements[name] = e
-        return graded(self.drill, elements)
+        self._graded = (len(turns), graded(self.drill, elements))
+        return self._graded[1]
 
     @property
     def done(self) -> bool:
