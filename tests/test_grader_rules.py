@@ -49,6 +49,8 @@ ROLLBACKS = [
      "before.", True),
     # a metric coming back is no way back to the old system
     ("If the replicated run brings p99 back to about 1.5 ms, placement is the cause.", False),
+    # a way back said plainly by a non-native writer
+    ("Ship the new plan to a canary that returns automatically to the old one if p99 is above 25 ms.", True),
 ]
 
 
@@ -73,6 +75,9 @@ OWNERS = [
     ("We had a saga where the compiler people and the serving people were not talking to each other.", False),
     ("No owner needed, it's a config thing.", False),
     ("The long stream, on its own lightly loaded core, is unchanged.", False),
+    # a named role asked to look is still named; a vague team asked to look is not
+    ("The runtime on-call should look at the launch counts.", True),
+    ("The infra folks should look into it.", False),
 ]
 
 
@@ -239,6 +244,12 @@ FIXES = [
     ("precision-win-without-fallback", "I'd move the dequantisation into the GEMM epilogue.", False),
     # ... unless the sentence also proposes this drill's own
     ("recompile-storm", "Precompile the 1024 and 2048 buckets before traffic, rather than rebalance the cores.", True),
+    # an imperative whose verb is the fix ('tile'), and the answer to the answer's own question heading
+    ("fusion-memory-bursts", "Tile the fused attention kernel so its working set fits in SRAM.", True),
+    ("compiler-runtime-mapping", "How do we fix it? Buckets at 1024 and 2048 from the observed histogram.", True),
+    ("compiler-runtime-mapping", "How would I prove it? Buckets at 1024 and 2048 in a same-seed replay.", False),
+    # an escape hatch kept open is no change proposed
+    ("memory-residency-eviction", "We could always roll back to the 64 GiB parts.", False),
 ]
 
 
@@ -269,6 +280,18 @@ def test_a_counterfactual_dismisses_the_wrong_class():
 CHAIN = ("Three 12 GiB models need 36 GiB and only two fit in 32 GiB, so every batch for the third evicts an idle "
          "model and reloads its weights, and the reload traffic contends with the other cores, so queues build and "
          "p99 spikes.")
+
+
+def test_a_rejected_class_is_read_within_one_sentence():
+    """'four times more. The cores are idle' does not say 'more cores'; a launch cost that 'went up' is fusion's
+    wrong class however it is worded."""
+    text = ("p99 is four times more. The cores are less busy, so it is not compute. The batcher now waits longer to "
+            "collect more requests: each request waits until the batch is full or the max delay is over, then the big "
+            "batch runs long and each request finishes only when the complete batch is finished, so p99 grows.")
+    assert grade(D["batching-queueing-delay"], text).elements["mechanism"].present
+    launch = ("The fused kernel is so big that its launch and setup cost went up, so under load it spills nothing but "
+              "the launches serialise, and aggressive fusion's working set in SRAM is not the issue; p95 grows.")
+    assert not grade(D["fusion-memory-bursts"], launch).elements["mechanism"].present
 
 
 @pytest.mark.parametrize(("text", "present"), [

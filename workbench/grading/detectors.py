@@ -30,6 +30,7 @@ from workbench.grading.lexicon import (
     EVIDENCE_NOUNS,
     FIX_LABEL,
     FIX_MARKER,
+    FIX_QUESTION,
     FIX_STOP,
     GATE,
     GATE_FIRST,
@@ -269,6 +270,8 @@ def reverts(n: str, terms: tuple[str, ...]) -> bool:
     return False
 
 
+# an escape hatch kept open, not a change proposed ('we could always roll back to the 64 GiB parts')
+_ESCAPE_HATCH = re.compile(r"(?:can|could) always (?:just )?(?:roll|revert|go|switch|flip|move|fall)")
 _DECISION_LABEL = re.compile(r"^\s*(?:release decision|release|decision)\s*:")
 
 
@@ -280,8 +283,9 @@ def _other_fix(n: str, drill: Drill) -> bool:
     return bool(rejected) and not has(n, r.fix_terms + r.fix_plain)
 
 
-def fix_sentence(s: str, n: str, drill: Drill, words: frozenset[str]) -> bool:
-    """Does this one sentence propose a bounded fix on the drill's fix vocabulary (the rule, sentence by sentence)?"""
+def fix_sentence(s: str, n: str, drill: Drill, words: frozenset[str], asked: bool = False) -> bool:
+    """Does this one sentence propose a bounded fix on the drill's fix vocabulary (the rule, sentence by sentence)?
+    ``asked``: it answers the answer's own question heading ('What's the fix?'), which labels it as a 'Fix:' would."""
     if ROLLBACK_LABEL.match(n) or OTHER_LABEL.match(n):
         # a decision may be the fix itself when it undoes the change ('decision: revert to WFQ; ...'); a rollback
         # line never is
@@ -298,7 +302,7 @@ def fix_sentence(s: str, n: str, drill: Drill, words: frozenset[str]) -> bool:
     if content_words(body) < 2:
         return False
     terms = drill.rubric.fix_terms + drill.rubric.fix_plain
-    if FIX_LABEL.match(n) and (has(body, terms) or _names(body, words)):
+    if (asked or FIX_LABEL.match(n)) and (has(body, terms) or _names(body, words)):
         return True  # "fix: max_delay back to 2 ms", "fix: least-loaded dispatch"
     term = has(body, terms)
     if term and not negated(body, term):
@@ -310,7 +314,8 @@ def fix_sentence(s: str, n: str, drill: Drill, words: frozenset[str]) -> bool:
         verb = first in ACTIONS  # a term that is itself an action ('add buckets', 'recompile'), unlike 'weighted ...'
         near = body[max(0, at - 60):at + 60] if verb else body[max(0, at - 60):at] + " | " + body[m.end():at + 60]
         if (_ACTION.search(near) or FIX_MARKER.search(near)) and not (
-                NOT_A_FIX.search(body[max(0, at - 60):at]) or _TO_PROVE.search(body[at:at + 40])):
+                NOT_A_FIX.search(body[max(0, at - 60):at]) or _TO_PROVE.search(body[at:at + 40]) or
+                _ESCAPE_HATCH.search(body[max(0, at - 60):at])):
             return True
     if reverts(n, drill.rubric.revert_terms):  # undoing the change that caused it, not tied to a condition
         return True
@@ -321,8 +326,8 @@ def fix_sentence(s: str, n: str, drill: Drill, words: frozenset[str]) -> bool:
 
 def fix(segs: list[str], norms: list[str], drill: Drill, stuffed: bool) -> Element:
     words = fix_words(drill)
-    for s, n in zip(segs, norms, strict=True):
-        if fix_sentence(s, n, drill, words):
+    for i, (s, n) in enumerate(zip(segs, norms, strict=True)):
+        if fix_sentence(s, n, drill, words, asked=i > 0 and bool(FIX_QUESTION.match(norms[i - 1]))):
             return Element(True, quote(s), "")
     return Element(False, "", "propose one bounded fix for this mechanism: what you would change, and to what (a "
                               "number, or the setting before the change), and why it moves the metric",
@@ -335,7 +340,7 @@ _POSSESSIVE_OWN = re.compile(r"(?<![a-z])(?:its|their|his|her|our|my|your) own(?
 def _owner_in(s: str, n: str) -> bool:
     n = _POSSESSIVE_OWN.sub(" ", n)  # 'its own' names no owner
     strong = I_OWN.search(n) or OWNER_LABEL.search(n) or re.search(r"own|accountab|responsib|dri\b|sign", n)
-    if LOOK_INTO.search(n) and not strong:
+    if LOOK_INTO.search(n) and not strong and not ROLES.search(n):  # a named role may be asked to look
         return False  # "the infra folks should look into it" is advice, not an owner
     cue = OWNER_CUE.search(n) or content_words(n) <= 6  # a team named on its own line is an assignment
     for m in OWNER_NOUN.finditer(n):

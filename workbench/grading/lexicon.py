@@ -37,7 +37,8 @@ ACTIONS = ("fix", "add", "lower", "raise", "switch", "move", "cap", "set", "use"
            "limit", "bound", "shorten", "halve", "double", "give", "assign", "route", "place", "partition", "shard",
            "prefetch", "preload", "warm", "precompile", "unfuse", "fuse", "calibrate", "retune", "tune", "make",
            "ship", "cut", "trim", "bump", "grow", "shrink", "allocate", "reserve", "evict", "schedule", "weight",
-           "put", "run", "let", "stop", "go with", "move to", "return to", "restore", "quantise", "quantize", "try")
+           "put", "run", "let", "stop", "go with", "move to", "return to", "restore", "quantise", "quantize", "try",
+           "tile")
 WAY_BACK = re.compile(r"(?<![a-z])(?:roll(?:s|ed|ing)?[ -]?back|rollback|revert\w*|auto-?revert\w*|"
                       r"(?:switch|flip|go|move|swap|fall|cut|change|put|route|send|shift|bring|drain|dial|scale)"
                       r"(?:\w*) (?:\w+ ){0,5}back|back to|back out|undo|"
@@ -49,7 +50,8 @@ WAY_BACK = re.compile(r"(?<![a-z])(?:roll(?:s|ed|ing)?[ -]?back|rollback|revert\
                       r"(?:turn|switch|flip|shut)\w* (?:it|itself|that|this|them|the [\w-]+(?: [\w-]+)?) off|"
                       r"(?:flag|feature|switch|it) (?:goes|go|is|gets|get|turned|switched|flipped) off|"
                       r"(?:stay|sit|stop|remain|hold)\w* (?:at|on) the (?:previous|prior|last|old)|"
-                      r"pull (?:it|the (?:change|plan|release|canary|rollout))|stop the (?:rollout|release|canary))"
+                      r"pull (?:it|the (?:change|plan|release|canary|rollout))|stop the (?:rollout|release|canary)|"
+                      r"return\w{0,3} automatic\w*)"
                       r"(?![a-z])")
 _CMP = (r"(?:>=?|<=?|≥|≤|==|above|over|below|under|past|beyond|outside|higher than|lower than|more than|less than|"
         r"greater than|exceeds?|slower than|worse than)")
@@ -214,5 +216,10 @@ FIX_STOP = {"with", "from", "back", "the", "and", "more", "less", "each", "every
              "accelerator", "weight", "limit", "bound", "maximum", "minimum", "alert", "percentile", "least",
              "loaded", "dynamic", "place", "route", "fit", "fair", "share", "token", "online", "depth",
              "concurrency", "profile", "contention", "bandwidth", "compile", "compil", "batching"}
+# a question the answer poses itself and answers next, as a heading ('What's the fix?', 'What would I change?')
+FIX_QUESTION = re.compile(r"^\s*(?:so,? )?(?:what(?:'s| is| would be| should be)? (?:the |my |our )?"
+                          r"(?:fix|remedy|solution|mitigation)|"
+                          r"what (?:would|should|do|will|can) (?:i|we|you) (?:change|do|ship|fix)(?: about it| first)?|"
+                          r"how (?:do|would|should|can|to) (?:i |we |you )?fix(?: it| this)?)\s*\?\s*$")
 FIX_LABEL = re.compile(r"\s*(?:the )?(?:fix|fixes|solution|remedy|mitigation|change|proposed fix|proposal)"
                        r"(?:\s?:|\s(?:is|would be|here is)\s)")

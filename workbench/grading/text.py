@@ -130,12 +130,17 @@ _ANALOGY_AFTER = re.compile(r"^[^;]{0,200}?(?<![a-z])(?:(?:is|'s) (?:the )?same 
 _TURN = re.compile(r"(?<![a-z])(?:but|actually|however|turns out|turned out|instead)(?![a-z])")
 
 
+_SENTENCE_END = re.compile(r"[.!?;]\s")
+
+
 def asserted(text: str, term: str) -> bool:
     """Does the text put ``term`` forward, somewhere, rather than only dismiss it ("not noise", "ruled out", a first
     guess it then turns from)?"""
     guesses = [(g.start(), t.start()) for g in _FIRST_GUESS.finditer(text)
                for t in [_TURN.search(text, g.end(), g.end() + 300)] if t]
     for m in phrase(term).finditer(text):
+        if _SENTENCE_END.search(m.group()):
+            continue  # 'four times more. the cores are idle' does not say 'more cores'
         before, after = text[max(0, m.start() - 60):m.start()], text[m.end():m.end() + 100]
         if any(a < m.start() < b for a, b in guesses) or _ANALOGY_AFTER.search(text[m.end():m.end() + 260]):
             continue
