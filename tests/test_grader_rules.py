@@ -248,6 +248,8 @@ FIXES = [
     ("fusion-memory-bursts", "Tile the fused attention kernel so its working set fits in SRAM.", True),
     ("compiler-runtime-mapping", "How do we fix it? Buckets at 1024 and 2048 from the observed histogram.", True),
     ("compiler-runtime-mapping", "How would I prove it? Buckets at 1024 and 2048 in a same-seed replay.", False),
+    # a participle opening a claim is no imperative: 'fused attention holds ...' describes, 'fuse ...' proposes
+    ("fusion-memory-bursts", "Fused attention holds the whole score matrix on chip, so it spills to HBM.", False),
     # an escape hatch kept open is no change proposed
     ("memory-residency-eviction", "We could always roll back to the 64 GiB parts.", False),
 ]

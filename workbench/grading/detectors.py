@@ -154,6 +154,7 @@ _ACTION = re.compile(r"(?<![a-z])(?:" + "|".join(re.escape(a) for a in sorted(AC
                      + r")(?:e?s|e?d|ing|[bdgmnpt](?:ed|ing))?(?![a-z])")  # a verb's forms, not 'scheduler'
 
 
+_ACTION_FIRST = frozenset(a.split(" ")[0] for a in ACTIONS)
 _TO_PROVE = re.compile(r"(?<![a-z])(?:to|and|then) (?:show|prove|confirm|measure|compare|replay|rerun|re-run|watch|"
                        r"monitor)(?![a-z])")  # 'run 2048 to show ...' proposes a proof, not a fix
 
@@ -320,7 +321,8 @@ def fix_sentence(s: str, n: str, drill: Drill, words: frozenset[str], asked: boo
     if reverts(n, drill.rubric.revert_terms):  # undoing the change that caused it, not tied to a condition
         return True
     # a proposal ("fix:", "I'd", "we should", an imperative) whose verb acts on this drill's fix words
-    proposed = FIX_MARKER.search(n) or has(" " + body.strip().split(" ")[0] + " ", ACTIONS)
+    first = body.strip().split(" ")[0]  # an imperative opens on the verb's plain form ('add', not 'fused attention')
+    proposed = FIX_MARKER.search(n) or (first in _ACTION_FIRST and _ACTION.match(body.strip()))
     return bool(proposed and _acts_on(body, words))
 
 
