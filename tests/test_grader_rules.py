@@ -267,6 +267,12 @@ def test_workload_is_named_anywhere_in_the_answer():
     assert grade(D["batching-queueing-delay"], text).elements["workload"].present
     # a moved metric with no workload anywhere earns nothing
     assert not grade(D["batching-queueing-delay"], "p99 went from 11 to 46 ms.").elements["workload"].present
+    # two figures joined by 'to' are a move, with or without units ('pooled p99 went 0.3 to 1.9')
+    moved = "Requests from the document tenant are slow: pooled p99 went 0.3 to 1.9."
+    assert grade(D["average-hides-tail"], moved).elements["workload"].present
+    # the shape-drift drill's workload in plain words: the requests and their lengths
+    plain = "Request lengths grew, and the slowest 1% went from about 1.8 ms to 4.2 ms."
+    assert grade(D["compiler-runtime-mapping"], plain).elements["workload"].present
 
 
 def test_a_counterfactual_dismisses_the_wrong_class():

@@ -390,7 +390,7 @@ CONDITIONAL = re.compile(r"(?:if|unless|when|once|until|should)\W+(?:\w+\W+){0,3
 
 def workload(segs: list[str], norms: list[str], drill: Drill, stuffed: bool = False) -> Element:
     metric = "|".join(re.escape(m) for m in METRICS)
-    moved = "|".join(re.escape(d) for d in DIRECTION) + r"|\d+(?:\.\d+)?\s?(?:x|%|ms|s)\b|->"
+    moved = "|".join(re.escape(d) for d in DIRECTION) + r"|\d+(?:\.\d+)?\s?(?:x|%|ms|s)\b|->|\d(?:\.\d+)? to \d"
     near = re.compile(rf"(?<![a-z])(?:{metric})\w{{0,12}}(?:\W{{1,4}}\w{{1,{40}}}){{0,8}}?\W{{1,4}}(?:{moved})")
     named = has(" ".join(norms), drill.rubric.workload_terms)  # the workload, named anywhere in the answer
     for s, n in zip(segs, norms, strict=True):
