@@ -302,6 +302,21 @@ def test_a_rejected_class_is_read_within_one_sentence():
     assert not grade(D["fusion-memory-bursts"], launch).elements["mechanism"].present
 
 
+def test_chunked_prefills_wrong_classes_void_the_chain_and_nothing_dismisses():
+    """Per-chunk relaunch costs, an allocator that fragments and low arithmetic intensity are other classes than
+    decodes sharing each iteration's budget with the chunks; 'nothing here looks like X' dismisses X."""
+    chain = ("With a 512-token budget each long prompt is split into chunks over several iterations, and the running "
+             "decodes go first in each one, so the prompt's prefill waits and its first token arrives later: TTFT p99 "
+             "rises.")
+    drill = D["chunked-prefill-ttft"]
+    assert grade(drill, chain).elements["mechanism"].present
+    assert grade(drill, chain + " Nothing here looks like memory pressure.").elements["mechanism"].present
+    for wrong in ("Each chunk has to relaunch kernels, so prefill is slower in total.",
+                  "Small chunks have a lower arithmetic intensity per launch.",
+                  "The block allocator ends up fragmenting the paged cache."):
+        assert not grade(drill, wrong + " " + chain).elements["mechanism"].present, wrong
+
+
 @pytest.mark.parametrize(("text", "present"), [
     # denied by the evidence, a guess said the other way round, an analogy mapped onto the case: the class is dismissed
     ("A leak wouldn't give you loads equal to evictions. " + CHAIN, True),

@@ -23,7 +23,7 @@ CONNECTORS = re.compile(r"\s(?:->|=>|so|then|thus|hence|therefore|and so|and the
 _CHAINED = re.compile(r"\s(?:->|=>|so|then|thus|hence|therefore|and so|and then|causing|/)\s")  # not commas alone
 NEGATIONS = ("not", "no", "isn't", "isnt", "aren't", "wasn't", "won't", "wouldn't", "doesn't", "don't", "didn't",
              "never", "without", "rather than", "instead of", "rule out", "ruled out", "ruling out", "unlikely",
-             "exclude", "excluded", "nothing to do with", "not the", "neither", "nor")
+             "exclude", "excluded", "nothing to do with", "not the", "neither", "nor", "nothing")
 _NEG = re.compile(r"(?<![a-z])(?:" + "|".join(re.escape(n) for n in NEGATIONS) + r")(?![a-z])")
 
 
