@@ -270,6 +270,14 @@ def test_workload_is_named_anywhere_in_the_answer():
     # two figures joined by 'to' are a move, with or without units ('pooled p99 went 0.3 to 1.9')
     moved = "Requests from the document tenant are slow: pooled p99 went 0.3 to 1.9."
     assert grade(D["average-hides-tail"], moved).elements["workload"].present
+    # a busy core or the throughput a change bought is evidence, not the regressed metric; a rollback's condition
+    # ('until the canary shows p99 not worse') is no regression either
+    busy = "On the API stream, utilisation fell from 73% to 43% and throughput per core went up 20%."
+    assert not grade(D["batching-queueing-delay"], busy).elements["workload"].present
+    gate = "Decision: the API stream keeps the old batcher until a canary shows p99 not worse than 11 ms."
+    assert not grade(D["batching-queueing-delay"], gate).elements["workload"].present
+    ttft = "The document tenant's TTFT p99 went from 12 to 17 ms."
+    assert grade(D["chunked-prefill-ttft"], ttft).elements["workload"].present
     # the shape-drift drill's workload in plain words: the requests and their lengths
     plain = "Request lengths grew, and the slowest 1% went from about 1.8 ms to 4.2 ms."
     assert grade(D["compiler-runtime-mapping"], plain).elements["workload"].present

@@ -385,11 +385,17 @@ def rollback(segs: list[str], norms: list[str], stuffed: bool) -> Element:
 
 FIGURES = re.compile(r"\d(?:\.\d+)?\s?(?:ms|s|%)(?![a-z])|\d\s?(?:->|→|to)\s?~?\d")  # a measured change, with units
 WORD_CHAIN = re.compile(r"[a-z]\s*(?:->|→|=>)\s*[a-z]|[a-z] (?:so|then) [a-z]")  # terms chained, not figures: 'a so b'
-CONDITIONAL = re.compile(r"(?:if|unless|when|once|until|should)\W+(?:\w+\W+){0,3}$")
+CONDITIONAL = re.compile(r"(?<![a-z])(?:if|unless|when|(?<!at )once|until|till|should)\W+(?:\w+\W+){0,6}$")
+
+
+_NOT_REGRESSED = ("utilisation", "utilization", "queue", "throughput")
+_TOKEN_METRICS = ("ttft", "itl", "tpot", "goodput", "first token", "first-token", "inter-token")
 
 
 def workload(segs: list[str], norms: list[str], drill: Drill, stuffed: bool = False) -> Element:
-    metric = "|".join(re.escape(m) for m in METRICS)
+    # the metric that regressed is a latency or the SLO (TTFT, ITL, goodput for the token drills), not a busy core,
+    # a queue or the throughput a change bought ('utilisation went from 73% to 43%' is evidence, not the regression)
+    metric = "|".join(re.escape(m) for m in METRICS if m not in _NOT_REGRESSED) + "|" + "|".join(_TOKEN_METRICS)
     moved = "|".join(re.escape(d) for d in DIRECTION) + r"|\d+(?:\.\d+)?\s?(?:x|%|ms|s)\b|->|\d(?:\.\d+)? to \d"
     near = re.compile(rf"(?<![a-z])(?:{metric})\w{{0,12}}(?:\W{{1,4}}\w{{1,{40}}}){{0,8}}?\W{{1,4}}(?:{moved})")
     named = has(" ".join(norms), drill.rubric.workload_terms)  # the workload, named anywhere in the answer
