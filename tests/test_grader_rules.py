@@ -278,6 +278,13 @@ def test_workload_is_named_anywhere_in_the_answer():
     assert not grade(D["batching-queueing-delay"], gate).elements["workload"].present
     ttft = "The document tenant's TTFT p99 went from 12 to 17 ms."
     assert grade(D["chunked-prefill-ttft"], ttft).elements["workload"].present
+    # a bare direction restates the prompt ('p99 regressed'): it needs a size somewhere, or the workload beside it
+    bare = "Batches take longer and requests queue. Latency went up, p99 is higher."
+    assert not grade(D["batching-queueing-delay"], bare).elements["workload"].present
+    sized = "Batches take longer and requests queue at 46 ms p99, before 11. Latency went up."
+    assert grade(D["batching-queueing-delay"], sized).elements["workload"].present
+    beside = "The API stream's p99 went up after the change."
+    assert grade(D["batching-queueing-delay"], beside).elements["workload"].present
     # the shape-drift drill's workload in plain words: the requests and their lengths
     plain = "Request lengths grew, and the slowest 1% went from about 1.8 ms to 4.2 ms."
     assert grade(D["compiler-runtime-mapping"], plain).elements["workload"].present

@@ -388,6 +388,9 @@ WORD_CHAIN = re.compile(r"[a-z]\s*(?:->|→|=>)\s*[a-z]|[a-z] (?:so|then) [a-z]"
 CONDITIONAL = re.compile(r"(?<![a-z])(?:if|unless|when|(?<!at )once|until|till|should)\W+(?:\w+\W+){0,6}$")
 
 
+_SIZE = re.compile(r"\d|->|from")
+_SIZE_WORD = re.compile(r"(?<![a-z])(?:doubled|tripled|quadrupled|(?:two|three|four|five|six|ten)[- ]?fold|"
+                        r"(?:twice|two|three|four|five|six|ten) times|order of magnitude|\d+(?:\.\d+)?\s?x)(?![a-z])")
 _NOT_REGRESSED = ("utilisation", "utilization", "queue", "throughput")
 _TOKEN_METRICS = ("ttft", "itl", "tpot", "goodput", "first token", "first-token", "inter-token")
 
@@ -399,6 +402,9 @@ def workload(segs: list[str], norms: list[str], drill: Drill, stuffed: bool = Fa
     moved = "|".join(re.escape(d) for d in DIRECTION) + r"|\d+(?:\.\d+)?\s?(?:x|%|ms|s)\b|->|\d(?:\.\d+)? to \d"
     near = re.compile(rf"(?<![a-z])(?:{metric})\w{{0,12}}(?:\W{{1,4}}\w{{1,{40}}}){{0,8}}?\W{{1,4}}(?:{moved})")
     named = has(" ".join(norms), drill.rubric.workload_terms)  # the workload, named anywhere in the answer
+    # the metric's figures given somewhere, in either order ('chat at about 40 ms p99, before about 5.5')
+    figured = re.search(rf"\d(?:\.\d+)?\s?(?:ms|s)\W+(?:\w+\W+){{0,2}}?(?:{metric})|(?:{metric})\W+(?:\w+\W+){{0,3}}?"
+                        rf"\d(?:\.\d+)?\s?(?:ms|s)(?![a-z])", " ".join(norms))
     for s, n in zip(segs, norms, strict=True):
         # the moved metric here (not a rollback's "if p99 goes above"); a comma run of figures ("p99 15 -> 1040 ms,
         # p95 5.7 -> 3.1") is data, not a run of bare terms, unless the whole answer is such runs
@@ -406,7 +412,9 @@ def workload(segs: list[str], norms: list[str], drill: Drill, stuffed: bool = Fa
         if not m or (bare_run(n) and (stuffed or not FIGURES.search(n) or WORD_CHAIN.search(n))) or \
                 CONDITIONAL.search(n[:m.start()]):
             continue
-        if named:
+        # a bare direction ('p99 rose') restates the prompt: it needs the size, or the workload named beside it
+        sized = any(_SIZE.search(x.group()) for x in near.finditer(n)) or _SIZE_WORD.search(n) or figured
+        if named and (sized or has(n, drill.rubric.workload_terms)):
             return Element(True, quote(s), "")
     return Element(False, "", "say which workload regressed and its first failing metric, with a number or a "
                               "direction (e.g. p99 of the chat stream doubled once sequence lengths passed 512)",
