@@ -388,9 +388,11 @@ WORD_CHAIN = re.compile(r"[a-z]\s*(?:->|→|=>)\s*[a-z]|[a-z] (?:so|then) [a-z]"
 CONDITIONAL = re.compile(r"(?<![a-z])(?:if|unless|when|(?<!at )once|until|till|should)\W+(?:\w+\W+){0,6}$")
 
 
-_SIZE = re.compile(r"\d|->|from")
+_SIZE = re.compile(r"(?<![a-z\d.])\d|->|from")
 _SIZE_WORD = re.compile(r"(?<![a-z])(?:doubled|tripled|quadrupled|(?:two|three|four|five|six|ten)[- ]?fold|"
-                        r"(?:twice|two|three|four|five|six|ten) times|order of magnitude|\d+(?:\.\d+)?\s?x)(?![a-z])")
+                        r"(?:twice|two|three|four|five|six|ten|several|many) times|order of magnitude|"
+                        r"\d+(?:\.\d+)?\s?x|a lot|sharply|dramatically|massively|hugely|significantly|"
+                        r"substantially|blew up|blows up|explod\w*)(?![a-z])")
 _NOT_REGRESSED = ("utilisation", "utilization", "queue", "throughput")
 _TOKEN_METRICS = ("ttft", "itl", "tpot", "goodput", "first token", "first-token", "inter-token")
 
@@ -413,7 +415,8 @@ def workload(segs: list[str], norms: list[str], drill: Drill, stuffed: bool = Fa
                 CONDITIONAL.search(n[:m.start()]):
             continue
         # a bare direction ('p99 rose') restates the prompt: it needs the size, or the workload named beside it
-        sized = any(_SIZE.search(x.group()) for x in near.finditer(n)) or _SIZE_WORD.search(n) or figured
+        sized = any(_SIZE.search(n[x.start() + len(x.group().split()[0]):x.end() + 16]) for x in near.finditer(n)) \
+            or _SIZE_WORD.search(n) or figured  # past the metric's own digits ('p99')
         if named and (sized or has(n, drill.rubric.workload_terms)):
             return Element(True, quote(s), "")
     return Element(False, "", "say which workload regressed and its first failing metric, with a number or a "
