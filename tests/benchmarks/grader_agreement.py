@@ -1,0 +1,78 @@
+"""How far the grader is from a second human reading: two blind annotators relabelled a sample of the corpus.
+
+``python tests/benchmarks/grader_agreement.py`` prints, per element and for the verdict, how often the
+writer's own label, each annotator's label and the grader's result agree on the same answers. The
+annotators (``tests/grader_labels/agreement/``) saw only ``brief/BRIEF.md``, the label definitions and
+the texts: 160 answers, 8 drawn at random (seed 20261204) from each writer but U and V. ``brief/BRIEF.md``
+holds the ten plan drills only, so the 40 answers to the three token drills were labelled without
+their ground truth and are left out of the table (``--all`` keeps them).
+"""
+
+from __future__ import annotations
+
+import sys
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from workbench.grading.drills import load_drills  # noqa: E402
+from workbench.grading.evaluate import load_corpus  # noqa: E402
+from workbench.grading.grader import ELEMENTS, grade  # noqa: E402
+
+LABELS = ROOT / "tests" / "grader_labels"
+TOKEN_DRILLS = {"chunked-prefill-ttft", "priority-budget-starvation", "kv-preemption-storm"}
+
+
+def load_annotators(folder: Path = LABELS / "agreement") -> dict[str, dict[str, dict]]:
+    """Each annotator's labels by corpus answer id."""
+    out = {}
+    for path in sorted(folder.glob("annotator_*.toml")):
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        out[str(data["annotator"])] = {x["id"]: x for x in data["label"]}
+    return out
+
+
+def agreement(keep_token_drills: bool = False) -> tuple[int, dict[str, dict[str, float]]]:
+    """(answers, {element or 'verdict': {pair name: share of answers on which the pair agrees}})."""
+    notes = load_annotators()
+    corpus = {a["id"]: a for a in load_corpus(LABELS)}
+    drills = load_drills()
+    ids = sorted(set.intersection(*(set(n) for n in notes.values())))
+    ids = [i for i in ids if keep_token_drills or corpus[i]["drill"] not in TOKEN_DRILLS]
+    graded = {i: grade(drills[corpus[i]["drill"]], corpus[i]["text"]) for i in ids}
+    table: dict[str, dict[str, float]] = {}
+    for e in (*ELEMENTS, "verdict"):
+        def writer(i: str, e: str = e):
+            return corpus[i]["verdict"] if e == "verdict" else corpus[i]["labels"][e]
+
+        def grader(i: str, e: str = e):
+            return graded[i].verdict if e == "verdict" else graded[i].elements[e].present
+
+        readers = {"writer": writer, "grader": grader}
+        for name, lab in notes.items():
+            readers[f"annotator {name}"] = (lambda i, lab=lab, e=e:
+                                            lab[i]["verdict"] if e == "verdict" else lab[i]["labels"][e])
+        names = list(readers)
+        row = {}
+        for a in range(len(names)):
+            for b in range(a + 1, len(names)):
+                fa, fb = readers[names[a]], readers[names[b]]
+                row[f"{names[a]} ~ {names[b]}"] = sum(fa(i) == fb(i) for i in ids) / len(ids)
+        table[e] = row
+    return len(ids), table
+
+
+def main() -> None:
+    n, table = agreement("--all" in sys.argv)
+    pairs = list(next(iter(table.values())))
+    print(f"{n} answers relabelled blind by {len(load_annotators())} annotators; share of answers on which "
+          "each pair agrees")
+    print(f"{'element':<10} " + " ".join(f"{p:>24}" for p in pairs))
+    for e, row in table.items():
+        print(f"{e:<10} " + " ".join(f"{row[p]:24.3f}" for p in pairs))
+
+
+if __name__ == "__main__":
+    main()
