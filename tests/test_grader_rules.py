@@ -278,6 +278,9 @@ def test_workload_is_named_anywhere_in_the_answer():
     assert not grade(D["batching-queueing-delay"], gate).elements["workload"].present
     ttft = "The document tenant's TTFT p99 went from 12 to 17 ms."
     assert grade(D["chunked-prefill-ttft"], ttft).elements["workload"].present
+    # the tail-driver table is evidence, not the tail latency
+    drivers = "On the four cores, the tail drivers show memory contention going from 1% to 46%."
+    assert not grade(D["cost-model-misses-contention"], drivers).elements["workload"].present
     # a bare direction restates the prompt ('p99 regressed'): it needs a size somewhere, or the workload beside it
     bare = "Batches take longer and requests queue. Latency went up, p99 is higher."
     assert not grade(D["batching-queueing-delay"], bare).elements["workload"].present

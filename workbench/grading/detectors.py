@@ -393,6 +393,8 @@ _SIZE_WORD = re.compile(r"(?<![a-z])(?:doubled|tripled|quadrupled|(?:two|three|f
                         r"(?:twice|two|three|four|five|six|ten|several|many) times|order of magnitude|"
                         r"\d+(?:\.\d+)?\s?x|a lot|sharply|dramatically|massively|hugely|significantly|"
                         r"substantially|blew up|blows up|explod\w*)(?![a-z])")
+# the tail-driver table is no tail latency ('tail drivers show memory_contention going from 1% to 46%')
+_METRIC_WORD = {"tail": r"tail(?! driver)"}
 _NOT_REGRESSED = ("utilisation", "utilization", "queue", "throughput")
 _TOKEN_METRICS = ("ttft", "itl", "tpot", "goodput", "first token", "first-token", "inter-token")
 
@@ -400,7 +402,8 @@ _TOKEN_METRICS = ("ttft", "itl", "tpot", "goodput", "first token", "first-token"
 def workload(segs: list[str], norms: list[str], drill: Drill, stuffed: bool = False) -> Element:
     # the metric that regressed is a latency or the SLO (TTFT, ITL, goodput for the token drills), not a busy core,
     # a queue or the throughput a change bought ('utilisation went from 73% to 43%' is evidence, not the regression)
-    metric = "|".join(re.escape(m) for m in METRICS if m not in _NOT_REGRESSED) + "|" + "|".join(_TOKEN_METRICS)
+    metric = "|".join(_METRIC_WORD.get(m, re.escape(m)) for m in METRICS if m not in _NOT_REGRESSED) + "|" + \
+        "|".join(_TOKEN_METRICS)
     moved = "|".join(re.escape(d) for d in DIRECTION) + r"|\d+(?:\.\d+)?\s?(?:x|%|ms|s)\b|->|\d(?:\.\d+)? to \d"
     near = re.compile(rf"(?<![a-z])(?:{metric})\w{{0,12}}(?:\W{{1,4}}\w{{1,{40}}}){{0,8}}?\W{{1,4}}(?:{moved})")
     named = has(" ".join(norms), drill.rubric.workload_terms)  # the workload, named anywhere in the answer
