@@ -10,8 +10,10 @@ import time
 
 import pytest
 
+from workbench.grading.detectors import CONFIG_LINE
 from workbench.grading.drills import load_drills
 from workbench.grading.grader import grade
+from workbench.grading.text import norm
 
 D = load_drills()
 
@@ -250,6 +252,12 @@ FIXES = [
     ("compiler-runtime-mapping", "How would I prove it? Buckets at 1024 and 2048 in a same-seed replay.", False),
     # a participle opening a claim is no imperative: 'fused attention holds ...' describes, 'fuse ...' proposes
     ("fusion-memory-bursts", "Fused attention holds the whole score matrix on chip, so it spills to HBM.", False),
+    # a label alone on its line labels the next one; a pasted command or config line may be the change; a bracketed
+    # list is one value, not a run of terms; 'X might be the fix' proposes X
+    ("batching-queueing-delay", "Revert:\n$ batcherctl set api max_delay_s=0.002 max_batch=16", True),
+    ("compiler-runtime-mapping", "Change:\n  buckets: [128, 256, 512, 1024, 2048]", True),
+    ("compiler-runtime-mapping", "Fix: buckets = [128, 256, 512, 1024, 2048], recompile.", True),
+    ("compiler-runtime-mapping", "Adding a 1024 and maybe a 2048 bucket might be the fix.", True),
     # an escape hatch kept open is no change proposed
     ("memory-residency-eviction", "We could always roll back to the 64 GiB parts.", False),
 ]
@@ -306,6 +314,22 @@ def test_a_counterfactual_dismisses_the_wrong_class():
 CHAIN = ("Three 12 GiB models need 36 GiB and only two fit in 32 GiB, so every batch for the third evicts an idle "
          "model and reloads its weights, and the reload traffic contends with the other cores, so queues build and "
          "p99 spikes.")
+
+
+def test_a_pasted_setting_is_no_claim_and_plain_words_carry_the_chain():
+    """'discipline: wfq' states no cause; 'the generic plan' is the fallback, 'only get the time interactive doesn't
+    use' is the residual capacity."""
+    fair = ("The machine is 95% busy and strict priority always serves interactive first, so batch requests only get "
+            "the time interactive doesn't use and wait far longer: batch p99 doubled.")
+    assert grade(D["fairness-starvation"], fair).elements["mechanism"].present
+    for line in ("discipline: wfq  # revert from strict_priority", "weights: {interactive: 1.0, batch: 0.9}",
+                 "$ batcherctl set api max_delay_s=0.002", "buckets: [128, 256, 512]"):
+        assert CONFIG_LINE.match(norm(line)), line
+    for line in ("Mechanism: the buckets stop at 512, so long prompts fall back.", "Cause: strict priority."):
+        assert not CONFIG_LINE.match(norm(line)), line
+    tail = ("Document prompts are longer than 512, none fit a bucket, so they run the generic plan, and at 2% of "
+            "requests they are the slowest 2%, so p99 sits inside them while the mean barely moves.")
+    assert grade(D["average-hides-tail"], tail).elements["mechanism"].present
 
 
 def test_a_rejected_class_is_read_within_one_sentence():

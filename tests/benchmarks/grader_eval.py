@@ -20,7 +20,8 @@ from workbench.grading.evaluate import by_writer, evaluate, format_evaluation, f
 
 LABELS = Path(__file__).resolve().parents[1] / "grader_labels"
 # writers whose disagreements were read while writing the rules
-TUNED_ON = ("legacy", "A", "B", "C", "D", "E", "F", "G", "H", "J", "K", "L", "M", "N", "O", "P", "Q", "R", "S", "T", "U")
+TUNED_ON = ("legacy", "A", "B", "C", "D", "E", "F", "G", "H", "J", "K", "L", "M", "N", "O", "P", "Q", "R", "S", "T",
+            "U")
 FINAL = "V"  # the next held-out writer, scored once at the end (U: scored once 2026-12-04, sixth session)
 NEXT = ("W",)  # writers stored for later final scores: left out of every table, --final too
 

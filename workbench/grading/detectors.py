@@ -83,6 +83,10 @@ def _linked(window: str, steps) -> bool:
     return any(lo < m.start() < hi for m in CAUSAL.finditer(window))
 
 
+# a pasted setting or command ('discipline: wfq  # revert', '$ batcherctl set max_delay_s=0.002'), not a claim
+CONFIG_LINE = re.compile(r"^\s*(?:\$\s|[a-z_][a-z0-9_.-]*\s?[:=]\s?(?:\[[^\]]*\]|\{[^}]*\}|[\w.'\"%/-]+)\s*(?:#.*)?$)")
+
+
 def steps_of(drill: Drill) -> list[tuple[str, ...]]:
     """Each chain step's accepted phrasings: the drill's vocabulary and its plain-language lexicon."""
     r = drill.rubric
@@ -99,7 +103,7 @@ def mechanism(drill: Drill, segs: list[str], norms: list[str]) -> Element:
     if wrong:
         return Element(False, "", f"'{wrong[0]}' is not the bottleneck class in this scenario; explain the chain "
                                   "that fits what the evidence shows", question)
-    usable = ["" if bare_run(n) else n for n in norms]  # bare term runs are no argument
+    usable = ["" if bare_run(n) or CONFIG_LINE.match(n) else n for n in norms]  # bare terms, settings: no argument
     best: set[int] = set()
     best_window = ""
     for width in (1, 2, 3, 4):
@@ -271,6 +275,9 @@ def reverts(n: str, terms: tuple[str, ...]) -> bool:
     return False
 
 
+# a label that ends its line, its content on the next ('Change:' then a config line, 'revert:' then a command)
+_LABEL_ALONE = re.compile(r"(?<![a-z])(?:fix|fixes|change|changes|mitigation|remedy|solution|proposed fix|revert)"
+                          r"\s*:\s*$")
 # an escape hatch kept open, not a change proposed ('we could always roll back to the 64 GiB parts')
 _ESCAPE_HATCH = re.compile(r"(?:can|could) always (?:just )?(?:roll|revert|go|switch|flip|move|fall)")
 _DECISION_LABEL = re.compile(r"^\s*(?:release decision|release|decision)\s*:")
@@ -303,7 +310,7 @@ def fix_sentence(s: str, n: str, drill: Drill, words: frozenset[str], asked: boo
     if content_words(body) < 2:
         return False
     terms = drill.rubric.fix_terms + drill.rubric.fix_plain
-    if (asked or FIX_LABEL.match(n)) and (has(body, terms) or _names(body, words)):
+    if (asked or FIX_LABEL.match(n)) and (has(n, terms) or _names(n, words)):  # a config key may name it
         return True  # "fix: max_delay back to 2 ms", "fix: least-loaded dispatch"
     term = has(body, terms)
     if term and not negated(body, term):
@@ -329,7 +336,8 @@ def fix_sentence(s: str, n: str, drill: Drill, words: frozenset[str], asked: boo
 def fix(segs: list[str], norms: list[str], drill: Drill, stuffed: bool) -> Element:
     words = fix_words(drill)
     for i, (s, n) in enumerate(zip(segs, norms, strict=True)):
-        if fix_sentence(s, n, drill, words, asked=i > 0 and bool(FIX_QUESTION.match(norms[i - 1]))):
+        asked = i > 0 and bool(FIX_QUESTION.match(norms[i - 1]) or _LABEL_ALONE.search(norms[i - 1]))
+        if fix_sentence(s, n, drill, words, asked=asked):
             return Element(True, quote(s), "")
     return Element(False, "", "propose one bounded fix for this mechanism: what you would change, and to what (a "
                               "number, or the setting before the change), and why it moves the metric",

@@ -202,7 +202,8 @@ DIRECTION = ("rose", "rise", "risen", "increase", "doubled", "tripled", "went up
              "exploded", "slower", "longer", "went from", "goes up", "go up", "going up", "shot up", "balloon")
 FIX_MARKER = re.compile(r"(?<![a-z])(?:(?:the )?(?:fix|solution|remedy|mitigation|proposal|change|action|plan)"
                         r"(?:\s?:|\s(?:is|would be|=|here is))|i'd|i would|i will|i'll|we should|we'd|we need|should|"
-                        r"need to|let's|recommend|propose|suggest|instead(?! of)|go with|my call|i want|to fix)"
+                        r"need to|let's|recommend|propose|suggest|instead(?! of)|go with|my call|i want|to fix|"
+                        r"(?:is|be) (?:the|my|our) (?:fix|remedy|solution|mitigation))"
                         r"(?![a-z])")
 NOT_A_FIX = re.compile(r"(?<![a-z])(?:proof|prove|evidence|artifact|artefact|confirm|show (?:it|this)|to show|"
                        r"measure|rerun|re-run|replay|compare|monitor\w*|watch\w*|dashboard\w*|alert\w*|"

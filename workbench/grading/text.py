@@ -165,8 +165,8 @@ def bare_run(text: str) -> bool:
     if _SLASHES.search(text):
         return True
     body = re.sub(r"^\s*[a-z ]{1,20}:", "", text)  # past a 'Label:'
-    # a parenthesis is one aside: 'add buckets (1024, 2048)' is one link, not three
-    body = re.sub(r"\([^()]{0,80}\)", lambda m: re.sub(r"[,;]", " ", m.group()), body)
+    # a parenthesis (or a bracketed list) is one aside: 'add buckets (1024, 2048)' is one link, not three
+    body = re.sub(r"\([^()]{0,80}\)|\[[^\[\]]{0,80}\]", lambda m: re.sub(r"[,;]", " ", m.group()), body)
     items = links(body.replace(":", ","))
     if len(items) < 3:
         return False
