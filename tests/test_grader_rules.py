@@ -51,6 +51,12 @@ ROLLBACKS = [
      "before.", True),
     # a metric coming back is no way back to the old system
     ("If the replicated run brings p99 back to about 1.5 ms, placement is the cause.", False),
+    # a way back reads to its own 'back' (not to the metric's 'back near 11 ms' after it); 'pulling it the moment ...';
+    # a release 'only if' a canary passes; the gate first and 'doesn't ship' after it
+    ("On-call flips it on a 10% canary and flips back if p99 isnt back near 11-13ms.", True),
+    ("Try the bigger batches again on a small canary, pulling it the moment the canary's p99 leaves the SLO.", True),
+    ("Set it back to fallback now; re-enable recompile only if a canary shows p99 under 25 ms.", True),
+    ("Until a canary shows zero compiles during serving, this setting doesn't ship.", True),
     # a way back said plainly by a non-native writer
     ("Ship the new plan to a canary that returns automatically to the old one if p99 is above 25 ms.", True),
 ]

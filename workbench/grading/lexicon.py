@@ -41,7 +41,7 @@ ACTIONS = ("fix", "add", "lower", "raise", "switch", "move", "cap", "set", "use"
            "tile")
 WAY_BACK = re.compile(r"(?<![a-z])(?:roll(?:s|ed|ing)?[ -]?back|rollback|revert\w*|auto-?revert\w*|"
                       r"(?:switch|flip|go|move|swap|fall|cut|change|put|route|send|shift|bring|drain|dial|scale)"
-                      r"(?:\w*) (?:\w+ ){0,5}back|back to|back out|undo|"
+                      r"(?:\w*) (?:\w+ ){0,5}?back|back to|back out|undo|"
                       r"(?:keep|restore|return to|pin|use|reinstate|re-enable|redeploy|switch to|flip to|move to|"
                       r"stay on|stay with|stick with|"
                       r"route to|send to)\w{0,3} (?:the |our )?(?:old|previous|prior|last|pinned|current|baseline|"
@@ -50,7 +50,7 @@ WAY_BACK = re.compile(r"(?<![a-z])(?:roll(?:s|ed|ing)?[ -]?back|rollback|revert\
                       r"(?:turn|switch|flip|shut)\w* (?:it|itself|that|this|them|the [\w-]+(?: [\w-]+)?) off|"
                       r"(?:flag|feature|switch|it) (?:goes|go|is|gets|get|turned|switched|flipped) off|"
                       r"(?:stay|sit|stop|remain|hold)\w* (?:at|on) the (?:previous|prior|last|old)|"
-                      r"pull (?:it|the (?:change|plan|release|canary|rollout))|stop the (?:rollout|release|canary)|"
+                      r"pull\w* (?:it|the (?:change|plan|release|canary|rollout))|stop the (?:rollout|release|canary)|"
                       r"return\w{0,3} automatic\w*)"
                       r"(?![a-z])")
 _CMP = (r"(?:>=?|<=?|≥|≤|==|above|over|below|under|past|beyond|outside|higher than|lower than|more than|less than|"
@@ -88,20 +88,22 @@ _VALIDATION = (r"(?:load[- ]test|canary|validat\w*|pass\w*|green|meets?|producti
 GATE = re.compile(r"(?<![a-z])(?:(?:hold|held|block|gate|pause|freeze|delay)\w{0,3}(?![\w'])(?: [\w-]+){0,5}?|on hold|"
                   r"(?:don'?t|do not|won'?t|will not|wouldn'?t|would not|shouldn'?t|should not|can'?t|cannot|"
                   r"mustn'?t|must not|not|never|no) (?:\w+ ){0,4}?" + _RELEASE + r"|"
-                  + _RELEASE + r" only|only " + _RELEASE + r"|" + _RELEASE + r" nothing|no[- ]go|go/no-go|not before|"
+                  + _RELEASE + r"(?: [\w-]+){0,3}? only|only " + _RELEASE + r"|" + _RELEASE +
+                  r" nothing|no[- ]go|go/no-go|not before|"
                   r"gated on|gate it on|"
                   r"stays? (?:held|off|gated|dark|at|live|up|serving|on)|"
                   r"(?<![a-z])off (?:for|during|in) (?:\w+ ){0,3}?(?=until|till|unless)|"
                   r"keep [^.\n]{0,40}(?:off|serving|pinned|on the old|on the previous))"
                   r"[^.\n]{0,160}?(?<![a-z])(?:until|till|til|unless|only if|only after|only when|once|after|before|"
                   r"without|(?<=again )if|"
-                  r"(?<=only )when)(?![a-z])"
+                  r"(?<=only )(?:when|if))(?![a-z])"
                   r"[^.\n]{0,160}?" + _VALIDATION)
 # the condition first ("until the canary passes, the new plan stays held"); a release only with a validation
 GATE_FIRST = re.compile(r"(?<![a-z])(?:(?:until|till|unless|only (?:once|after|when|if))(?![a-z])[^.\n]{0,160}?"
                         + _VALIDATION + r"[^.\n]{0,120}?(?:stays? (?:held|off|gated|dark)|on hold|keeps? serving|"
                         r"(?:hold|block)\w*|"
-                        r"(?:don'?t|do not|won'?t|not|never|no) (?:\w+ ){0,4}?" + _RELEASE + r")|" + _RELEASE +
+                        r"(?:don'?t|do not|doesn'?t|does not|won'?t|not|never|no) (?:\w+ ){0,4}?" + _RELEASE + r")|" +
+                        _RELEASE +
                         r" only (?:with|behind|after|on|through) (?:a |an |the )?(?:[\w-]+ ){0,2}?"
                         r"(?:canary|load[- ]test|validation|sign-?off|pilot|trial)|"
                         # a release gated on a named validation: 're-enable it only with async compile, gated on a
