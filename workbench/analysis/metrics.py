@@ -24,6 +24,7 @@ import math
 
 import numpy as np
 
+from workbench.analysis.depth import held_max, merged_depth
 from workbench.analysis.quantiles import percentiles
 from workbench.runtime.trace import OUTCOMES, Trace
 
@@ -128,7 +129,7 @@ def load_state(trace: Trace, depth_curve: tuple[np.ndarray, np.ndarray] | None =
     ``depth_curve`` (``trace.queue_depth()``) and ``t0`` (the window's start), when given,
     are not recomputed.
     """
-    t, depth = depth_curve if depth_curve is not None else trace.queue_depth()
+    t, depth = depth_curve if depth_curve is not None else merged_depth(trace)
     if t0 is None:
         t0, _ = window(trace)
     t_last = float(trace.arrival_s[-1])
@@ -254,7 +255,7 @@ def _depth_and_load(trace: Trace, t0: float) -> tuple[float, int, dict]:
     (no ``np.diff`` with an appended copy) and the depth x time products over the steps;
     the sum is the same pairwise sum of the same values, so the mean is the same bit for bit.
     """
-    t, depth = trace.queue_depth()
+    t, depth = merged_depth(trace)  # trace.queue_depth(), bit for bit, by one sort
     load = load_state(trace, (t, depth), t0)
     if not len(t):
         return 0.0, 0, load
@@ -262,7 +263,7 @@ def _depth_and_load(trace: Trace, t0: float) -> tuple[float, int, dict]:
     dt = _steps_in_place(t)  # t is not needed after: the steps are written over it
     del t
     held = dt > 0  # a depth held for no time (a tie of enqueue and leave) is not a peak
-    depth_max = int(depth.max(where=held, initial=0)) if held.any() else 0  # depths are >= 0: no copy
+    depth_max = held_max(depth, held) if held.any() else 0  # depth.max(where=held, initial=0): depths are >= 0
     del held
     dt *= depth  # depth x dt, in place (the product commutes bit for bit)
     depth_mean = float(dt.sum() / span)
