@@ -92,7 +92,8 @@ def test_stream_validation():
 
 
 def test_one_stream_shortcut_equals_the_general_merge(monkeypatch):
-    """A single stream in time order skips the stable sort and the gathers: the same requests, bit for bit."""
+    """A single stream in time order skips the stable sort and the gathers, a single Poisson stream draws only
+    what it keeps: the same requests, bit for bit, as the general merge."""
     import dataclasses
 
     from workbench.runtime import workload
@@ -100,12 +101,22 @@ def test_one_stream_shortcut_equals_the_general_merge(monkeypatch):
 
     cases = [dataclasses.replace(load_scenario(name), requests=n, seed=seed)
              for name in builtin_scenarios("request") for n, seed in ((1, 0), (7, 5), (3000, 3))]
+    cases.append(dataclasses.replace(load_scenario("mmc_erlang"), requests=100_003))
     fast = [generate(sc) for sc in cases]
     monkeypatch.setattr(workload, "_time_order", lambda t, n, one_run: np.argsort(t, kind="stable")[:n])
     for sc, r in zip(cases, fast, strict=True):
-        ref = generate(sc)
+        ref = workload.merge_streams(sc)
         assert r.arrival_s.tobytes() == ref.arrival_s.tobytes() and r.arrival_s.dtype == ref.arrival_s.dtype
         assert r.stream.dtype == ref.stream.dtype and r.stream.tobytes() == ref.stream.tobytes()
         assert list(r.shapes) == list(ref.shapes)
         for d in r.shapes:
             assert r.shapes[d].dtype == ref.shapes[d].dtype and r.shapes[d].tobytes() == ref.shapes[d].tobytes()
+
+
+def test_poisson_running_sum_in_place_equals_cumsum():
+    from workbench.runtime.workload import _poisson
+
+    for n in (0, 1, 5, 70_001):
+        got = _poisson(np.random.default_rng(n), 3.2, n)
+        want = np.cumsum(np.random.default_rng(n).exponential(1.0 / 3.2, size=n))
+        assert got.dtype == want.dtype and got.tobytes() == want.tobytes()

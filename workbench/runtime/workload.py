@@ -30,7 +30,8 @@ class Requests:
 
 
 def _poisson(rng: np.random.Generator, rate: float, n: int) -> np.ndarray:
-    return np.cumsum(rng.exponential(1.0 / rate, size=n))
+    gaps = rng.exponential(1.0 / rate, size=n)
+    return np.cumsum(gaps, out=gaps)  # in place: the same running sum, no second buffer
 
 
 def _onoff(rng: np.random.Generator, a: Arrivals, n: int) -> np.ndarray:
@@ -121,6 +122,18 @@ def sample_shapes(dist: ShapeDist, t: np.ndarray, rng: np.random.Generator) -> n
 
 def generate(scenario: Scenario) -> Requests:
     """Draw the scenario's ``requests`` arrivals over all streams, merged in time order."""
+    streams, n_total = scenario.streams, scenario.requests
+    if len(streams) == 1 and streams[0].arrivals.process == "poisson":
+        # one Poisson stream: its first n_total arrivals are the timeline, in order; the draws and the running
+        # sum are sequential, so these are the values of merge_streams' longer draw cut at n_total, bit for bit
+        seq = np.random.SeedSequence(scenario.seed).spawn(1)[0]
+        t = arrival_times(streams[0].arrivals, np.random.default_rng(seq), n_total)
+        return _one_stream(scenario, t, np.zeros(n_total, dtype=np.int32))
+    return merge_streams(scenario)
+
+
+def merge_streams(scenario: Scenario) -> Requests:
+    """:func:`generate` for any streams: each drawn a little past its share, merged by a stable sort, cut."""
     streams = scenario.streams
     seqs = np.random.SeedSequence(scenario.seed).spawn(len(streams))
     total_rate = scenario.offered_rate
@@ -150,6 +163,8 @@ def generate(scenario: Scenario) -> Requests:
     shapes = {d: np.zeros(n_total, dtype=np.int64) for d in dims}
     shape_seqs = np.random.SeedSequence([scenario.seed, 1]).spawn(len(streams))
     for i, (s, seq) in enumerate(zip(streams, shape_seqs, strict=True)):
+        if not s.shapes:  # nothing to draw: no rows to find
+            continue
         rng = np.random.default_rng(seq)
         mine = np.flatnonzero(stream == i)
         for d in sorted(s.shapes):
