@@ -329,6 +329,9 @@ def main(argv: list[str] | None = None) -> int:
             os.environ.setdefault(var, "1")
     if argv is None and args.func is cmd_run:  # the command line's own run, which ends next: no cyclic collection
         gc.disable()  # while it imports and runs (~10 ms of a start-up; its large data are arrays, freed by count)
+        from workbench.runtime.allocator import keep_freed_blocks
+
+        keep_freed_blocks()  # freed columns of a few MiB reused, not unmapped and faulted in again
     try:
         return args.func(args)
     except (ConfigError, UsageError) as e:
