@@ -6,8 +6,8 @@ is the summary's most expensive figure: at 400k requests the merge of
 arrivals, then two masked fills) takes ~25 ms. Here each change is one unsigned 64-bit key:
 the bits of its time (a float64 >= 0 orders as its bit pattern does) shifted left by one, and
 the low bit 0 for an enqueue, 1 for a leave, so that at equal times an enqueue sorts before a
-leave, as the reference wants. One sort of the keys gives the order; the low bits give the
-steps and the high bits the times back, unchanged: the same arrays, bit for bit, as
+leave, as the reference wants (:mod:`workbench.runtime.float_keys`). One sort of the keys gives
+the order; the low bits give the steps and the high bits the times back, unchanged: the same arrays, bit for bit, as
 :meth:`Trace.queue_depth` and :func:`~workbench.runtime.trace.queue_depth_reference`
 (``tests/test_depth.py``). Where a time is negative, ``-0.0`` or NaN the key would not order
 as the float does, and the reference merge runs.
@@ -18,13 +18,10 @@ it stays as it is, the reference beside this one.)
 
 from __future__ import annotations
 
-import sys
-
 import numpy as np
 
+from workbench.runtime.float_keys import orders_as_bits, tagged_sort, tags, untag
 from workbench.runtime.trace import COMPLETED, REJECTED_BY_PLAN, REJECTED_QUEUE_FULL, Trace
-
-_LOW_BYTE = 0 if sys.byteorder == "little" else 7  # where a uint64's lowest byte lies in memory
 
 
 def merged_depth(trace: Trace) -> tuple[np.ndarray, np.ndarray]:
@@ -41,31 +38,16 @@ def merged_depth(trace: Trace) -> tuple[np.ndarray, np.ndarray]:
     if not every:
         leave = leave[enq]
     del enq
-    m = len(arrive)
-    if not m or not _orders_as_bits(arrive) or not _orders_as_bits(leave):
+    if not len(arrive) or not orders_as_bits(arrive) or not orders_as_bits(leave):
         return Trace.queue_depth(trace)
-    key = np.empty(2 * m, np.uint64)
-    key[:m] = arrive.view(np.uint64)
-    key[m:] = leave.view(np.uint64)
-    del leave
-    key <<= np.uint64(1)
-    key[m:] |= np.uint64(1)  # a leave: after the enqueues of its time
-    key.sort(kind="stable")  # equal keys are equal values: any sort gives the same array (stable is faster here)
-    step = np.bitwise_and(key.view(np.uint8)[_LOW_BYTE::8], 1).view(np.int8)  # 0 enqueue, 1 leave
+    key = tagged_sort(arrive, leave)  # a leave (tag 1) after the enqueues (tag 0) of its time
+    del arrive, leave
+    step = tags(key).view(np.int8)  # 0 enqueue, 1 leave
     step *= -2
     step += 1  # +1 enqueue, -1 leave
-    depth = np.cumsum(step, dtype=np.int32 if 2 * m < 2**31 else np.int64)
+    depth = np.cumsum(step, dtype=np.int32 if len(key) < 2**31 else np.int64)
     del step
-    key >>= np.uint64(1)
-    return key.view(np.float64), depth
-
-
-def _orders_as_bits(x: np.ndarray) -> bool:
-    """Whether every value is >= 0, not ``-0.0`` and not NaN: then floats and their bit patterns order alike."""
-    lo = x.min()
-    if not lo >= 0:  # a negative value or NaN
-        return False
-    return bool(lo > 0) or not bool(np.signbit(x).any())
+    return untag(key), depth
 
 
 def held_max(depth: np.ndarray, held: np.ndarray) -> int:
