@@ -90,7 +90,8 @@ def tail_drivers(trace: Trace, pct: float = 95.0, ok: np.ndarray | None = None,
     if not tail.any():
         tail = lat >= cut
     # the tail requests, as indices (no full-length temporaries; every request measured: their own places)
-    sel = np.flatnonzero(tail) if len(lat) == len(ok) else np.flatnonzero(ok)[tail]
+    rows = np.flatnonzero(tail)  # (a gather by indices: the boolean selection, faster on a scattered mask)
+    sel = rows if len(lat) == len(ok) else np.flatnonzero(ok)[rows]
     b = trace.batch[sel]
     wait = trace.start_of(sel) - trace.arrival_s[sel]
     imbalance = np.minimum(trace.imbalance_of(sel), wait)
@@ -107,7 +108,7 @@ def tail_drivers(trace: Trace, pct: float = 95.0, ok: np.ndarray | None = None,
     }
     work = trace.batch_work_s[b] if queued else trace.batch_work_s[b] - parts["memory_residency"]  # on the core
     parts["service"] = np.maximum(work - parts["mapping_fallback"], 0)
-    total = float(lat[tail].sum())
+    total = float(lat.take(rows).sum())
     return {k: float(v.sum()) / total for k, v in parts.items()}
 
 
@@ -193,12 +194,14 @@ def summarize(trace: Trace) -> dict:
     span = max(t1 - t0, 1e-300)
     n_ok = len(lat)
     lat_stats, wait_stats = stats(lat), stats(wait)
-    stream_ok = trace.stream[ok] if len(sc.streams) > 1 else None  # one stream: all of them are its own
+    # one stream: all of them are its own; every request measured and completed: the column itself
+    stream_ok = None if len(sc.streams) == 1 else trace.stream if n_ok == n else trace.stream[ok]
     names = [s.name for s in sc.streams]
     streams, x = {}, []
     for i, s in enumerate(sc.streams):
-        mine = stream_ok == i if stream_ok is not None else None
-        count = np.count_nonzero(mine) if mine is not None else n_ok
+        # the stream's rows as indices: a gather by them is the boolean selection, 5x faster on a scattered mask
+        mine = np.flatnonzero(stream_ok == i) if stream_ok is not None else None
+        count = len(mine) if mine is not None else n_ok
         thr = float(count / span)
         x.append(thr / s.weight)
         everyone = count == n_ok  # the stream's figures are the run's (one stream): the same values, not redone
@@ -206,9 +209,9 @@ def summarize(trace: Trace) -> dict:
             "completed": int(done_by_stream[i]),
             "rejected": int(all_by_stream[i] - done_by_stream[i]),
             "throughput_rps": thr,
-            # lat[mine] is a copy: partitioned in place
-            "latency_s": dict(lat_stats) if everyone else stats(lat[mine], overwrite=True),
-            "wait_s": dict(wait_stats) if everyone else stats(wait[mine], overwrite=True),
+            # lat.take(mine) is a copy: partitioned in place
+            "latency_s": dict(lat_stats) if everyone else stats(lat.take(mine), overwrite=True),
+            "wait_s": dict(wait_stats) if everyone else stats(wait.take(mine), overwrite=True),
         }
     sizes, counts = _histogram(trace.batch_size)
     util = trace.core_busy_s / max(makespan(trace), 1e-300)
