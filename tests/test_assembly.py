@@ -50,3 +50,25 @@ def test_release_free_memory_is_safe_and_only_for_large_runs():
 
     assert release_free_memory(10) is False
     release_free_memory(LARGE_RUN)  # True with glibc, False elsewhere: either way nothing else changes
+
+
+def test_keep_freed_blocks_changes_no_result():
+    """The allocator's thresholds, set in a fresh process (a setting of the whole process), change no figure."""
+    import json
+    import platform
+    import subprocess
+    import sys
+
+    code = ("import dataclasses, json, sys\n"
+            "from workbench.runtime.allocator import keep_freed_blocks\n"
+            "from workbench.analysis.metrics import summarize\n"
+            "from workbench.pipeline import run_scenario\n"
+            "from workbench.scenario import load_scenario\n"
+            "ok = keep_freed_blocks() if sys.argv[1] == 'keep' else None\n"
+            "sc = dataclasses.replace(load_scenario('priority_two_streams'), requests=30_000)\n"
+            "print(json.dumps([ok, summarize(run_scenario(sc))]))\n")
+    runs = [json.loads(subprocess.run([sys.executable, "-c", code, how], capture_output=True, text=True,
+                                      check=True).stdout) for how in ("keep", "default")]
+    if platform.libc_ver()[0] == "glibc":
+        assert runs[0][0] is True
+    assert json.dumps(runs[0][1]) == json.dumps(runs[1][1])

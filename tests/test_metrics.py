@@ -10,7 +10,16 @@ import textwrap
 import numpy as np
 from helpers import scenario
 
-from workbench.analysis.metrics import jain, stats, summarize, tail_drivers, wait_profile
+from workbench.analysis.metrics import (
+    contention_of,
+    jain,
+    makespan,
+    stats,
+    summarize,
+    tail_drivers,
+    wait_profile,
+    window,
+)
 from workbench.config import Batching, Scheduler, Service
 from workbench.pipeline import run_scenario
 from workbench.runtime.engine import simulate
@@ -115,3 +124,28 @@ def test_summary_shortcuts_give_the_plain_figures():
         assert s["tail_drivers"] == tail_drivers(trace)
         sizes, counts = np.unique(trace.batch_size, return_counts=True)
         assert s["batch_size"]["histogram"] == {str(int(k)): int(v) for k, v in zip(sizes, counts, strict=True)}
+
+
+def test_summary_row_shortcuts_give_the_plain_figures():
+    """The window's end from the latencies' own gather, completions by stream without a selection when all
+    completed, contention of the tail batches only, the makespan without the all-NaN rejection column, the
+    queue depth's mean and max from the packed-key curve: each equal, to the bit, to the plain computation."""
+    for name, warmup in (("mm1", 0.0), ("mm1", 0.1), ("priority_two_streams", 0.0), ("shape_drift", 0.1),
+                         ("memory_residency", 0.0), ("hbm_contention", 0.0)):
+        sc = dataclasses.replace(load_scenario(name), requests=4_000, warmup_fraction=warmup)
+        trace = run_scenario(sc)
+        s = summarize(trace)
+        t0, t1 = window(trace)
+        ok = trace.measured & trace.completed
+        assert s["throughput_rps"] == float(np.count_nonzero(ok) / max(t1 - t0, 1e-300))
+        for i, st in enumerate(sc.streams):
+            done = int(np.count_nonzero(trace.completed & (trace.stream == i)))
+            assert s["streams"][st.name]["completed"] == done
+        assert makespan(trace) == trace.makespan_s
+        b = np.arange(len(trace.batch_end_s))[::3]
+        assert contention_of(trace, b).tobytes() == trace.batch_contention_s[b].tobytes()
+        t, depth = trace.queue_depth()
+        dt = np.diff(t, append=t[-1])
+        held = dt > 0
+        assert s["queue_depth"]["max"] == (int(depth.max(where=held, initial=0)) if held.any() else 0)
+        assert s["queue_depth"]["mean"] == float((dt * depth).sum() / max(t[-1] - t[0], 1e-300))

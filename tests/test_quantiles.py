@@ -20,6 +20,15 @@ def _arrays(rng: np.random.Generator):
         x = rng.exponential(1.0, n)
         x[rng.integers(0, n)] = np.nan
         yield x
+    for n in (3, 10, 1001):  # signed zeros: equal, but printed apart
+        z = np.round(rng.standard_normal(n), 0) * 0.0  # 0.0 and -0.0 mixed
+        yield z
+        yield np.concatenate([z, rng.exponential(1.0, n)])
+        yield np.abs(z)
+    x = rng.exponential(1.0, 5000)
+    x[rng.integers(0, 5000, 50)] = np.nan  # many NaNs
+    yield x
+    yield np.full(7, np.nan)
     yield np.array([np.inf, 1.0, 2.0])
     yield np.array([-np.inf, 1.0, np.inf])
 

@@ -92,7 +92,8 @@ def test_stream_validation():
 
 
 def test_one_stream_shortcut_equals_the_general_merge(monkeypatch):
-    """A single stream in time order skips the stable sort and the gathers: the same requests, bit for bit."""
+    """A single stream in time order skips the stable sort and the gathers, a single Poisson stream draws only
+    what it keeps, two streams merge by tagged keys: the same requests, bit for bit, as the general merge."""
     import dataclasses
 
     from workbench.runtime import workload
@@ -100,12 +101,45 @@ def test_one_stream_shortcut_equals_the_general_merge(monkeypatch):
 
     cases = [dataclasses.replace(load_scenario(name), requests=n, seed=seed)
              for name in builtin_scenarios("request") for n, seed in ((1, 0), (7, 5), (3000, 3))]
+    cases.append(dataclasses.replace(load_scenario("mmc_erlang"), requests=100_003))
+    cases.append(dataclasses.replace(load_scenario("priority_two_streams"), requests=100_003, seed=9))
     fast = [generate(sc) for sc in cases]
     monkeypatch.setattr(workload, "_time_order", lambda t, n, one_run: np.argsort(t, kind="stable")[:n])
+    monkeypatch.setattr(workload, "_merge_two", lambda times, n: None)  # two streams: the stable argsort
     for sc, r in zip(cases, fast, strict=True):
-        ref = generate(sc)
+        ref = workload.merge_streams(sc)
         assert r.arrival_s.tobytes() == ref.arrival_s.tobytes() and r.arrival_s.dtype == ref.arrival_s.dtype
         assert r.stream.dtype == ref.stream.dtype and r.stream.tobytes() == ref.stream.tobytes()
         assert list(r.shapes) == list(ref.shapes)
         for d in r.shapes:
             assert r.shapes[d].dtype == ref.shapes[d].dtype and r.shapes[d].tobytes() == ref.shapes[d].tobytes()
+
+
+def test_poisson_running_sum_in_place_equals_cumsum():
+    from workbench.runtime.workload import _poisson
+
+    for n in (0, 1, 5, 70_001):
+        got = _poisson(np.random.default_rng(n), 3.2, n)
+        want = np.cumsum(np.random.default_rng(n).exponential(1.0 / 3.2, size=n))
+        assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
+
+
+def test_two_streams_merge_by_keys_equals_the_stable_sort():
+    """Equal times across the streams (the first stream's first), zeros, unsorted runs; a negative time: None."""
+    from workbench.runtime.workload import _merge_two
+
+    rng = np.random.default_rng(8)
+    for _ in range(50):
+        a = np.round(rng.uniform(0, 3, int(rng.integers(1, 60))), 1)
+        b = np.round(rng.uniform(0, 3, int(rng.integers(1, 60))), 1)
+        if rng.random() < 0.7:
+            a.sort()
+            b.sort()
+        n = int(rng.integers(1, len(a) + len(b) + 1))
+        t, stream = _merge_two([a, b], n)
+        order = np.argsort(np.concatenate([a, b]), kind="stable")[:n]
+        assert t.tobytes() == np.concatenate([a, b])[order].tobytes()
+        assert stream.dtype == np.int32 and stream.tolist() == (order >= len(a)).astype(int).tolist()
+    assert _merge_two([np.array([-1.0, 2.0]), np.array([1.0])], 2) is None
+    assert _merge_two([np.array([-0.0, 2.0]), np.array([1.0])], 2) is None
+    assert _merge_two([np.array([1.0])], 1) is None

@@ -253,9 +253,9 @@ def _bounded(kind: type, low: float, high: float):
     return parse
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of the ``workbench`` command."""
-    p = argparse.ArgumentParser(prog="workbench", description="Compiler-runtime mapping workbench.")
+def build_parser(only_run: bool = False, parser_class: type = argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """The argument parser of the ``workbench`` command (``only_run``: with the ``run`` command alone)."""
+    p = parser_class(prog="workbench", description="Compiler-runtime mapping workbench.")
     sub = p.add_subparsers(dest="command", required=True)
     r = sub.add_parser("run", help="simulate a scenario file or a built-in scenario by name")
     r.add_argument("scenario", help="a .toml file or the name of a built-in scenario (see `workbench list`)")
@@ -264,6 +264,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--seed", type=int, help="override the scenario's seed")
     r.add_argument("--requests", type=int, help="override the scenario's request count")
     r.set_defaults(func=cmd_run)
+    if only_run:
+        return p
     rp = sub.add_parser("report", help="the closed-loop mapping report: telemetry, retuning actions, rollback guard")
     rp.add_argument("scenario", help="a .toml file or a built-in scenario")
     rp.add_argument("--out", help="folder for report.html, report.md and figures (default report-NAME)")
@@ -321,14 +323,62 @@ def build_parser() -> argparse.ArgumentParser:
 _ONE_THREAD = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")  # read by numpy's BLAS at import
 
 
+class _Unprinted(argparse.HelpFormatter):
+    """A formatter for text never printed: a fixed width (the default asks the terminal, importing ``shutil``)."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int = 80):
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+
+class _Tentative(argparse.ArgumentParser):
+    """A parser that prints nothing and never exits: where it would, :func:`parse_args` asks the full parser."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("formatter_class", _Unprinted)
+        super().__init__(*args, **kwargs)
+
+    def _print_message(self, message, file=None):
+        raise _Retry
+
+    def exit(self, status=0, message=None):
+        raise _Retry
+
+    def error(self, message):
+        raise _Retry
+
+
+class _Retry(Exception):
+    pass
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """``build_parser().parse_args(argv)``; a ``run`` command line is parsed by the ``run`` command's parser alone.
+
+    The full parser takes ~10 ms to build (nine subparsers; argparse asks gettext for each one's
+    labels, a file search each time): a ``run`` is parsed without the others, the same namespace;
+    anything that would print or exit (help, a usage error) is parsed again by the full parser, so
+    every message is the full parser's own.
+    """
+    tokens = sys.argv[1:] if argv is None else argv
+    if tokens[:1] == ["run"]:
+        try:
+            return build_parser(only_run=True, parser_class=_Tentative).parse_args(tokens)
+        except _Retry:
+            pass
+    return build_parser().parse_args(argv)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit status."""
-    args = build_parser().parse_args(argv)
+    args = parse_args(argv)
     if argv is None:  # the command line's own process: numpy's BLAS threads, started at import, only spin here
         for var in _ONE_THREAD:  # (the simulation runs no large matrix products); a value the user set is kept
             os.environ.setdefault(var, "1")
     if argv is None and args.func is cmd_run:  # the command line's own run, which ends next: no cyclic collection
         gc.disable()  # while it imports and runs (~10 ms of a start-up; its large data are arrays, freed by count)
+        from workbench.runtime.allocator import keep_freed_blocks
+
+        keep_freed_blocks()  # freed columns of a few MiB reused, not unmapped and faulted in again
     try:
         return args.func(args)
     except (ConfigError, UsageError) as e:

@@ -95,12 +95,13 @@ def mapping_summary(trace: Trace) -> dict | None:
     b_of = trace.batch_bucket[measured_batch]
     fin = np.isfinite(ratio)
 
-    def split(sel: np.ndarray) -> dict:
-        r = ratio[sel]
+    def split(mask: np.ndarray) -> dict:
+        sel = np.flatnonzero(mask)  # gathers by index: the boolean selections, faster on a scattered mask
+        r = ratio.take(sel)
         return {"mean": float(r.mean()) if len(r) else 0.0, "mean_abs": float(np.abs(r).mean()) if len(r) else 0.0,
-                "batches": int(len(r)), "shape": float(shape[sel].mean()) if len(r) else 0.0,
-                "noise": float(noise[sel].mean()) if len(r) else 0.0,
-                "contention": float(contention[sel].mean()) if len(r) else 0.0}
+                "batches": int(len(r)), "shape": float(shape.take(sel).mean()) if len(r) else 0.0,
+                "noise": float(noise.take(sel).mean()) if len(r) else 0.0,
+                "contention": float(contention.take(sel).mean()) if len(r) else 0.0}
 
     for b in distinct_values(b_of[fin]).tolist():
         errors[names[b]] = split((b_of == b) & fin)

@@ -24,6 +24,7 @@ import math
 
 import numpy as np
 
+from workbench.analysis.depth import held_max, merged_depth
 from workbench.analysis.quantiles import percentiles
 from workbench.runtime.trace import OUTCOMES, Trace
 
@@ -88,7 +89,9 @@ def tail_drivers(trace: Trace, pct: float = 95.0, ok: np.ndarray | None = None,
     tail = lat > cut
     if not tail.any():
         tail = lat >= cut
-    sel = np.flatnonzero(ok)[tail]  # the tail requests, as indices (no full-length temporaries)
+    # the tail requests, as indices (no full-length temporaries; every request measured: their own places)
+    rows = np.flatnonzero(tail)  # (a gather by indices: the boolean selection, faster on a scattered mask)
+    sel = rows if len(lat) == len(ok) else np.flatnonzero(ok)[rows]
     b = trace.batch[sel]
     wait = trace.start_of(sel) - trace.arrival_s[sel]
     imbalance = np.minimum(trace.imbalance_of(sel), wait)
@@ -99,14 +102,30 @@ def tail_drivers(trace: Trace, pct: float = 95.0, ok: np.ndarray | None = None,
     parts = {
         "queueing": wait - imbalance - reload if queued else wait - imbalance,
         "core_imbalance": imbalance,
-        "memory_contention": trace.batch_contention_s[b],
+        "memory_contention": contention_of(trace, b),
         "memory_residency": reload,
         "mapping_fallback": trace.batch_fallback_s[b],
     }
     work = trace.batch_work_s[b] if queued else trace.batch_work_s[b] - parts["memory_residency"]  # on the core
     parts["service"] = np.maximum(work - parts["mapping_fallback"], 0)
-    total = float(lat[tail].sum())
+    total = float(lat.take(rows).sum())
     return {k: float(v.sum()) / total for k, v in parts.items()}
+
+
+def makespan(trace: Trace) -> float:
+    """``trace.makespan_s``; without its all-NaN column of rejection times when the run rejected nothing."""
+    if trace.rejected_at is not None:
+        return trace.makespan_s
+    return float(max([trace.batch_end_s.max() if len(trace.batch_end_s) else 0.0, 0.0]))
+
+
+def contention_of(trace: Trace, b: np.ndarray) -> np.ndarray:
+    """``trace.batch_contention_s[b]``, computed for the batches ``b`` only (the same operations, element
+    by element), not for every batch of the run."""
+    end = trace.batch_end_s[b]
+    lost = end - trace.batch_start_s[b] - trace.batch_work_s[b]
+    rounding = 16 * np.finfo(float).eps * np.maximum(np.abs(end), 1.0)
+    return np.where(lost > rounding, lost, 0.0)
 
 
 def line_slope(x: np.ndarray, y: np.ndarray) -> float:
@@ -128,7 +147,7 @@ def load_state(trace: Trace, depth_curve: tuple[np.ndarray, np.ndarray] | None =
     ``depth_curve`` (``trace.queue_depth()``) and ``t0`` (the window's start), when given,
     are not recomputed.
     """
-    t, depth = depth_curve if depth_curve is not None else trace.queue_depth()
+    t, depth = depth_curve if depth_curve is not None else merged_depth(trace)
     if t0 is None:
         t0, _ = window(trace)
     t_last = float(trace.arrival_s[-1])
@@ -139,7 +158,7 @@ def load_state(trace: Trace, depth_curve: tuple[np.ndarray, np.ndarray] | None =
     measured = len(trace.arrival_s) - _first_measured(trace)
     offered = (measured / span) if span > 0 else float("nan")
     shed = float(np.count_nonzero((trace.outcome == 1) | (trace.outcome == 2)) / len(trace.outcome))
-    util = trace.core_busy_s / max(trace.makespan_s, 1e-300)
+    util = trace.core_busy_s / max(makespan(trace), 1e-300)
     overloaded = bool(slope > 0.02 * offered or shed > 0.01)
     note = ""
     if overloaded:
@@ -157,28 +176,32 @@ def summarize(trace: Trace) -> dict:
     """
     sc = trace.scenario
     n = len(trace.arrival_s)
-    n_measured = n - _first_measured(trace)
+    i0 = _first_measured(trace)
+    n_measured = n - i0
     completed = trace.completed
     ok = trace.measured
     ok &= completed
-    t0, t1 = window(trace, ok)
-    # the queue-depth curve first, once (the summary's mean and max, the load's growth), and freed
-    # before the per-request latencies exist: it is the largest temporary
+    # the window's start, then the queue-depth curve, once (the summary's mean and max, the load's growth), and
+    # freed before the per-request latencies exist: it is the largest temporary
+    t0 = float(trace.arrival_s[i0]) if i0 < n else 0.0
     depth_mean, depth_max, load = _depth_and_load(trace, t0)
-    span = max(t1 - t0, 1e-300)
     n_done = int(np.count_nonzero(completed))
-    done_by_stream = np.bincount(trace.stream[completed], minlength=len(sc.streams))
     all_by_stream = np.bincount(trace.stream, minlength=len(sc.streams))
+    # every request completed: the completed by stream are all of them (no 400k-row selection)
+    done_by_stream = all_by_stream if n_done == n else np.bincount(trace.stream[completed], minlength=len(sc.streams))
     del completed
-    lat, wait = _latency_and_wait(trace, ok)  # of the measured completed requests
+    lat, wait, t1 = _latency_wait_end(trace, ok, t0)  # of the measured completed requests; t1 as window() gives it
+    span = max(t1 - t0, 1e-300)
     n_ok = len(lat)
     lat_stats, wait_stats = stats(lat), stats(wait)
-    stream_ok = trace.stream[ok]
+    # one stream: all of them are its own; every request measured and completed: the column itself
+    stream_ok = None if len(sc.streams) == 1 else trace.stream if n_ok == n else trace.stream[ok]
     names = [s.name for s in sc.streams]
     streams, x = {}, []
     for i, s in enumerate(sc.streams):
-        mine = stream_ok == i
-        count = np.count_nonzero(mine)
+        # the stream's rows as indices: a gather by them is the boolean selection, 5x faster on a scattered mask
+        mine = np.flatnonzero(stream_ok == i) if stream_ok is not None else None
+        count = len(mine) if mine is not None else n_ok
         thr = float(count / span)
         x.append(thr / s.weight)
         everyone = count == n_ok  # the stream's figures are the run's (one stream): the same values, not redone
@@ -186,13 +209,12 @@ def summarize(trace: Trace) -> dict:
             "completed": int(done_by_stream[i]),
             "rejected": int(all_by_stream[i] - done_by_stream[i]),
             "throughput_rps": thr,
-            # lat[mine] is a copy: partitioned in place
-            "latency_s": dict(lat_stats) if everyone else stats(lat[mine], overwrite=True),
-            "wait_s": dict(wait_stats) if everyone else stats(wait[mine], overwrite=True),
+            # lat.take(mine) is a copy: partitioned in place
+            "latency_s": dict(lat_stats) if everyone else stats(lat.take(mine), overwrite=True),
+            "wait_s": dict(wait_stats) if everyone else stats(wait.take(mine), overwrite=True),
         }
     sizes, counts = _histogram(trace.batch_size)
-    makespan = max(trace.makespan_s, 1e-300)
-    util = trace.core_busy_s / makespan
+    util = trace.core_busy_s / max(makespan(trace), 1e-300)
     outcomes = np.bincount(trace.outcome, minlength=len(OUTCOMES))
     summary = {
         "scenario": sc.name,
@@ -233,18 +255,28 @@ def _histogram(sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _latency_and_wait(trace: Trace, ok: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Latency (end - arrival) and wait (start - arrival) of the requests ``ok`` (s), in index order.
+    """Latency (end - arrival) and wait (start - arrival) of the requests ``ok`` (s), in index order."""
+    lat, wait, _ = _latency_wait_end(trace, ok, 0.0)
+    return lat, wait
 
-    Gathered through their batches (int32) and written in place: no index column, no
-    temporaries beyond the arrival times of the selection.
+
+def _latency_wait_end(trace: Trace, ok: np.ndarray, t0: float) -> tuple[np.ndarray, np.ndarray, float]:
+    """:func:`_latency_and_wait` of the requests ``ok``, and the window's end as :func:`window` finds it
+    (their last completion; ``t0`` when there is none), from the same gather of their completions.
+
+    Gathered through their batches (int32 indices, widened once for both gathers) and written in
+    place: no index column, no temporaries beyond the arrival times of the selection (none when
+    every request is selected).
     """
-    b = trace.batch[ok]
-    arrival = trace.arrival_s[ok]
+    every = len(ok) == np.count_nonzero(ok)
+    b = (trace.batch if every else trace.batch[ok]).astype(np.intp)
+    arrival = trace.arrival_s if every else trace.arrival_s[ok]
     lat = trace.batch_end_s.take(b)
+    t1 = float(np.max(lat)) if len(lat) else t0
     lat -= arrival
     wait = trace.batch_start_s.take(b)
     wait -= arrival
-    return lat, wait
+    return lat, wait, t1
 
 
 def _depth_and_load(trace: Trace, t0: float) -> tuple[float, int, dict]:
@@ -254,7 +286,7 @@ def _depth_and_load(trace: Trace, t0: float) -> tuple[float, int, dict]:
     (no ``np.diff`` with an appended copy) and the depth x time products over the steps;
     the sum is the same pairwise sum of the same values, so the mean is the same bit for bit.
     """
-    t, depth = trace.queue_depth()
+    t, depth = merged_depth(trace)  # trace.queue_depth(), bit for bit, by one sort
     load = load_state(trace, (t, depth), t0)
     if not len(t):
         return 0.0, 0, load
@@ -262,7 +294,7 @@ def _depth_and_load(trace: Trace, t0: float) -> tuple[float, int, dict]:
     dt = _steps_in_place(t)  # t is not needed after: the steps are written over it
     del t
     held = dt > 0  # a depth held for no time (a tie of enqueue and leave) is not a peak
-    depth_max = int(depth.max(where=held, initial=0)) if held.any() else 0  # depths are >= 0: no copy
+    depth_max = held_max(depth, held) if held.any() else 0  # depth.max(where=held, initial=0): depths are >= 0
     del held
     dt *= depth  # depth x dt, in place (the product commutes bit for bit)
     depth_mean = float(dt.sum() / span)

@@ -15,6 +15,7 @@ import numpy as np
 
 from workbench.config import Arrivals, Scenario, ShapeDist
 from workbench.limits import MAX_SHAPE
+from workbench.runtime.float_keys import orders_as_bits, tagged_sort, tags, untag
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,7 +31,8 @@ class Requests:
 
 
 def _poisson(rng: np.random.Generator, rate: float, n: int) -> np.ndarray:
-    return np.cumsum(rng.exponential(1.0 / rate, size=n))
+    gaps = rng.exponential(1.0 / rate, size=n)
+    return np.cumsum(gaps, out=gaps)  # in place: the same running sum, no second buffer
 
 
 def _onoff(rng: np.random.Generator, a: Arrivals, n: int) -> np.ndarray:
@@ -121,6 +123,18 @@ def sample_shapes(dist: ShapeDist, t: np.ndarray, rng: np.random.Generator) -> n
 
 def generate(scenario: Scenario) -> Requests:
     """Draw the scenario's ``requests`` arrivals over all streams, merged in time order."""
+    streams, n_total = scenario.streams, scenario.requests
+    if len(streams) == 1 and streams[0].arrivals.process == "poisson":
+        # one Poisson stream: its first n_total arrivals are the timeline, in order; the draws and the running
+        # sum are sequential, so these are the values of merge_streams' longer draw cut at n_total, bit for bit
+        seq = np.random.SeedSequence(scenario.seed).spawn(1)[0]
+        t = arrival_times(streams[0].arrivals, np.random.default_rng(seq), n_total)
+        return _one_stream(scenario, t, np.zeros(n_total, dtype=np.int32))
+    return merge_streams(scenario)
+
+
+def merge_streams(scenario: Scenario) -> Requests:
+    """:func:`generate` for any streams: each drawn a little past its share, merged by a stable sort, cut."""
     streams = scenario.streams
     seqs = np.random.SeedSequence(scenario.seed).spawn(len(streams))
     total_rate = scenario.offered_rate
@@ -128,33 +142,53 @@ def generate(scenario: Scenario) -> Requests:
     # draw a little more than each stream's share, then cut the merged timeline at n_total
     factor = 1.25
     while True:
-        times, ids = [], []
-        for i, (s, seq) in enumerate(zip(streams, seqs, strict=True)):
+        times = []
+        for s, seq in zip(streams, seqs, strict=True):
             rng = np.random.default_rng(seq)
             share = s.arrivals.mean_rate / total_rate
             n_s = int(np.ceil(n_total * share * factor)) + 64
             times.append(arrival_times(s.arrivals, rng, n_s))
-            ids.append(np.full(n_s, i, dtype=np.int32))
-        t_all = np.concatenate(times)
-        order = _time_order(t_all, n_total, one_run=len(streams) == 1)
-        cut = t_all[n_total - 1 if isinstance(order, slice) else order[-1]]
+        merged = _merge_two(times, n_total)
+        if merged is None:
+            t_all = np.concatenate(times)
+            order = _time_order(t_all, n_total, one_run=len(streams) == 1)
+            cut = t_all[n_total - 1 if isinstance(order, slice) else order[-1]]
+        else:
+            cut = merged[0][-1]
         # every stream must still have arrivals after the cut, or its tail is missing
         if all(t[-1] >= cut for t in times):
             break
         factor *= 2
-    if isinstance(order, slice):  # one stream, already in time order: no gathers
-        return _one_stream(scenario, t_all[order].copy(), ids[0][order].copy())
-    t_sorted = t_all[order]
-    stream = np.concatenate(ids)[order]
+    if merged is not None:
+        t_sorted, stream = merged
+    elif isinstance(order, slice):  # one stream, already in time order: no gathers
+        return _one_stream(scenario, t_all[order].copy(), np.zeros(n_total, dtype=np.int32))
+    else:
+        t_sorted = t_all[order]
+        stream = np.concatenate([np.full(len(t), i, dtype=np.int32) for i, t in enumerate(times)])[order]
     dims = sorted({d for s in streams for d in s.shapes})
     shapes = {d: np.zeros(n_total, dtype=np.int64) for d in dims}
     shape_seqs = np.random.SeedSequence([scenario.seed, 1]).spawn(len(streams))
     for i, (s, seq) in enumerate(zip(streams, shape_seqs, strict=True)):
+        if not s.shapes:  # nothing to draw: no rows to find
+            continue
         rng = np.random.default_rng(seq)
         mine = np.flatnonzero(stream == i)
         for d in sorted(s.shapes):
             shapes[d][mine] = sample_shapes(s.shapes[d], t_sorted[mine], rng)
     return Requests(arrival_s=t_sorted, stream=stream, shapes=shapes)
+
+
+def _merge_two(times: list[np.ndarray], n: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """The first ``n`` arrivals of two streams in time order and their streams (int32), as the stable sort of
+    their concatenation gives them, by one sort of tagged keys (:mod:`.float_keys`); None when there are
+    not two streams or a time is not one the keys order (negative, ``-0.0``, NaN)."""
+    if len(times) != 2 or not all(orders_as_bits(t) for t in times):
+        return None
+    key = tagged_sort(times[0], times[1])
+    key.resize(n, refcheck=False)  # the first n, the rest given back (no view of it exists)
+    stream = tags(key).astype(np.int32)
+    return untag(key), stream
 
 
 def _time_order(t_all: np.ndarray, n: int, one_run: bool) -> np.ndarray | slice:

@@ -19,12 +19,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from workbench.aot import kernel
-from workbench.compiler.cost_book import no_book
 from workbench.runtime.allocator import release_free_memory
 from workbench.runtime.assembly import dense_floats, distinct
 from workbench.runtime.columns import FACTOR_CHUNK, ResidencyCounts, RunColumns
 from workbench.runtime.compiled import kernel_path
 from workbench.runtime.compiled import layout as L
+from workbench.runtime.no_book import no_book_tables  # cost_book.no_book without importing the compiler
 from workbench.runtime.policies import DynamicBatching, Fifo, RoundRobin, StaticBatching, WeightedFair
 from workbench.runtime.residency import link_terms
 from workbench.runtime.trace import COMPLETED
@@ -89,7 +89,7 @@ class _Run:
         self.book = plan_run.cost_book(e.class_bucket, [self.scales[m] for m in e.class_model], self.keyval) \
             if hasattr(plan_run, "cost_book") else None
         pi[L.P_BOOK] = self.book is not None
-        self.W = self.book.tables if self.book is not None else no_book(self.keyval)
+        self.W = self.book.tables if self.book is not None else no_book_tables(self.keyval)
         ri4 = np.empty((5, n), i4)
         ri4[L.RI_Q], ri4[L.RI_STREAM], ri4[L.RI_KRANK] = qid, req.stream, krank.ravel()
         ri4[L.RI_BATCH], ri4[L.RI_OUT] = -1, COMPLETED
