@@ -295,6 +295,11 @@ def test_workload_is_named_anywhere_in_the_answer():
     # the tail-driver table is evidence, not the tail latency
     drivers = "On the four cores, the tail drivers show memory contention going from 1% to 46%."
     assert not grade(D["cost-model-misses-contention"], drivers).elements["workload"].present
+    # a bare level read off the evidence ('p99 is 4.5 ms') is no regression; set against something it is
+    level = "On the four cores under production traffic, p99 is 4.5 ms."
+    assert not grade(D["cost-model-misses-contention"], level).elements["workload"].present
+    contrast = "Chat traffic: p95 is better but the p99 of 1.04 s is the compile pause."
+    assert grade(D["recompile-storm"], contrast).elements["workload"].present
     # a bare direction restates the prompt ('p99 regressed'): it needs a size somewhere, or the workload beside it
     bare = "Batches take longer and requests queue. Latency went up, p99 is higher."
     assert not grade(D["batching-queueing-delay"], bare).elements["workload"].present

@@ -407,6 +407,18 @@ _NOT_REGRESSED = ("utilisation", "utilization", "queue", "throughput")
 _TOKEN_METRICS = ("ttft", "itl", "tpot", "goodput", "first token", "first-token", "inter-token")
 
 
+_LEVEL = re.compile(r"(?<![a-z])(?:is|at|of|=|was)\s~?\d+(?:\.\d+)?\s?(?:ms|s)$")
+_CHANGE = re.compile(r"(?<![a-z])(?:now|before|baseline|vs|versus|compared|from|up|down|instead|used to|over|above|"
+                     r"past|beyond|more than|plus|but|while|whereas|better|improved)(?![a-z])")
+
+
+def _level_only(n: str, near: str) -> bool:
+    """A metric stated as a bare level ('p99 is 4.5 ms') with nothing to compare it to: no second figure, no 'now',
+    no 'over': a reading of the evidence, not the regression."""
+    return bool(_LEVEL.search(near)) and len(re.findall(r"(?<![a-z\d.])\d+(?:\.\d+)?", n)) < 2 and \
+        not _CHANGE.search(n)
+
+
 def workload(segs: list[str], norms: list[str], drill: Drill, stuffed: bool = False) -> Element:
     # the metric that regressed is a latency or the SLO (TTFT, ITL, goodput for the token drills), not a busy core,
     # a queue or the throughput a change bought ('utilisation went from 73% to 43%' is evidence, not the regression)
@@ -423,7 +435,7 @@ def workload(segs: list[str], norms: list[str], drill: Drill, stuffed: bool = Fa
         # p95 5.7 -> 3.1") is data, not a run of bare terms, unless the whole answer is such runs
         m = near.search(n)
         if not m or (bare_run(n) and (stuffed or not FIGURES.search(n) or WORD_CHAIN.search(n))) or \
-                CONDITIONAL.search(n[:m.start()]):
+                CONDITIONAL.search(n[:m.start()]) or _level_only(n, m.group()):
             continue
         # a bare direction ('p99 rose') restates the prompt: it needs the size, or the workload named beside it
         sized = any(_SIZE.search(n[x.start() + len(x.group().split()[0]):x.end() + 16]) for x in near.finditer(n)) \
