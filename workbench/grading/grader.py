@@ -30,6 +30,7 @@ from workbench.grading import detectors as det
 from workbench.grading.detectors import Element
 from workbench.grading.drills import Drill
 from workbench.grading.text import bare_run, grams, norm, recited, segments
+from workbench.grading.workload import workload
 
 ELEMENTS = ("workload", "mechanism", "artifact", "fix", "owner", "rollback")
 CORE = ("mechanism", "artifact", "owner", "rollback")
@@ -91,7 +92,7 @@ CARD_GRAMS = grams(CARD_TEXT)
 
 
 def _elements(segs: list[str], norms: list[str], drill: Drill, stuffed: bool) -> dict[str, Element]:
-    return {"workload": det.workload(segs, norms, drill, stuffed), "mechanism": det.mechanism(drill, segs, norms),
+    return {"workload": workload(segs, norms, drill, stuffed), "mechanism": det.mechanism(drill, segs, norms),
             "artifact": det.artifact(segs, norms, drill, stuffed), "fix": det.fix(segs, norms, drill, stuffed),
             "owner": det.owner(segs, norms, stuffed), "rollback": det.rollback(segs, norms, stuffed)}
 
