@@ -13,7 +13,7 @@ Definitions (kept from the grader's first version; the labelled corpus uses the 
 * owner -- an accountable team, role or person, wherever it stands in the sentence;
 * rollback -- a way back tied to a condition (if/when/unless/on + a regression, a metric, a canary
   or an SLO; a threshold is optional) or a release held on a validation gate;
-* workload -- the workload and its first failing metric, with a direction or a number.
+* workload -- the workload and its first failing metric, with a direction or a number (``workload.py``).
 """
 
 from __future__ import annotations
