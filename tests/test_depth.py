@@ -1,4 +1,5 @@
-"""depth.merged_depth equals Trace.queue_depth and its lexsort reference bit for bit; held_max the masked max."""
+"""Trace.queue_depth (one sort of packed keys) equals its lexsort reference bit for bit; the summary's held maximum
+equals the masked maximum."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from workbench.analysis.depth import held_max, merged_depth
+from workbench.analysis.metrics import _held_max
 from workbench.pipeline import run_scenario
 from workbench.runtime.trace import Trace, queue_depth_reference
 from workbench.scenario import builtin_scenarios, load_scenario
@@ -33,19 +34,17 @@ def _same(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]) ->
 
 
 def _copy(tr: SimpleNamespace) -> SimpleNamespace:
-    return SimpleNamespace(**{k: v.copy() for k, v in vars(tr).items()})  # the curves write into start_s
+    return SimpleNamespace(**{k: v.copy() for k, v in vars(tr).items()})  # the curve writes into start_s
 
 
 @pytest.mark.parametrize("seed", range(30))
 @pytest.mark.parametrize("zero", [0.0, -0.0])
-def test_merged_depth_equals_the_merge_and_the_reference(seed: int, zero: float) -> None:
+def test_queue_depth_equals_the_reference(seed: int, zero: float) -> None:
     tr = _random_trace(seed, zero)
-    got = merged_depth(_copy(tr))
-    assert _same(got, Trace.queue_depth(_copy(tr)))
-    assert _same(got, queue_depth_reference(_copy(tr)))
+    assert _same(Trace.queue_depth(_copy(tr)), queue_depth_reference(_copy(tr)))
 
 
-def test_merged_depth_with_a_time_the_keys_cannot_order() -> None:
+def test_queue_depth_with_a_time_the_keys_cannot_order() -> None:
     """A NaN leave or a negative time (the reference runs), unsorted arrivals (the keys sort them): same answer."""
     for change in ("nan", "negative", "unsorted"):
         tr = _random_trace(4)
@@ -56,13 +55,13 @@ def test_merged_depth_with_a_time_the_keys_cannot_order() -> None:
             tr.arrival_s[0] = -1.0
         else:
             tr.arrival_s[[0, n - 1]] = tr.arrival_s[[n - 1, 0]]
-        assert _same(merged_depth(_copy(tr)), queue_depth_reference(_copy(tr)))
+        assert _same(Trace.queue_depth(_copy(tr)), queue_depth_reference(_copy(tr)))
 
 
 @pytest.mark.parametrize("name", builtin_scenarios())
-def test_merged_depth_equals_queue_depth_on_every_scenario(name: str) -> None:
+def test_queue_depth_equals_the_reference_on_every_scenario(name: str) -> None:
     trace = run_scenario(dataclasses.replace(load_scenario(name), requests=3_000))
-    assert _same(merged_depth(trace), trace.queue_depth())
+    assert _same(trace.queue_depth(), queue_depth_reference(trace))
 
 
 def test_held_max_equals_the_masked_max() -> None:
@@ -73,6 +72,6 @@ def test_held_max_equals_the_masked_max() -> None:
         held = rng.random(n) < rng.random()
         if not held.any():
             continue
-        assert held_max(depth, held) == int(depth.max(where=held, initial=0))
+        assert _held_max(depth, held) == int(depth.max(where=held, initial=0))
     depth = np.array([1, 5, 2], np.int32)  # the maximum only where no time passed
-    assert held_max(depth, np.array([True, False, True])) == 2
+    assert _held_max(depth, np.array([True, False, True])) == 2

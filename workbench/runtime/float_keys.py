@@ -6,7 +6,7 @@ bit, and the keys order by time, then by tag. One sort of the keys (no index arr
 merges two arrays of times as a stable sort of their concatenation does when the tag is 0 for
 the first and 1 for the second: equal times keep the first's before the second's, and equal
 keys are equal values. Used for the queue-depth curve (enqueues before leaves at a tie,
-:mod:`workbench.analysis.depth`) and to merge two arrival streams (:mod:`.workload`); each is
+:meth:`workbench.runtime.trace.Trace.queue_depth`) and to merge two arrival streams (:mod:`.workload`); each is
 tested equal, bit for bit, to its reference.
 """
 

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from workbench.config import Scenario
+from workbench.runtime.float_keys import orders_as_bits, tagged_sort, tags, untag
 
 COMPLETED, REJECTED_QUEUE_FULL, REJECTED_TIMEOUT, REJECTED_BY_PLAN = 0, 1, 2, 3
 OUTCOMES = ("completed", "queue_full", "timeout", "out_of_envelope")
@@ -145,15 +146,21 @@ class Trace:
     @property
     def batch_contention_s(self) -> np.ndarray:
         """Time each batch lost to HBM bandwidth shared with other cores (float rounding ignored)."""
-        lost = self.batch_end_s - self.batch_start_s - self.batch_work_s
-        rounding = 16 * np.finfo(float).eps * np.maximum(np.abs(self.batch_end_s), 1.0)
+        return self.contention_of(slice(None))
+
+    def contention_of(self, b: np.ndarray | slice) -> np.ndarray:
+        """``batch_contention_s[b]``, computed for the batches ``b`` only (the same operations, element by element)."""
+        end = self.batch_end_s[b]
+        lost = end - self.batch_start_s[b] - self.batch_work_s[b]
+        rounding = 16 * np.finfo(float).eps * np.maximum(np.abs(end), 1.0)
         return np.where(lost > rounding, lost, 0.0)
 
     @property
     def makespan_s(self) -> float:
         """From time 0 to the last completion or rejection."""
+        rejected = self.rejected_at  # None when nothing was rejected: no all-NaN column to scan
         ends = [self.batch_end_s.max() if len(self.batch_end_s) else 0.0,
-                np.nanmax(self.rejected_s) if np.isfinite(self.rejected_s).any() else 0.0]
+                np.nanmax(rejected) if rejected is not None and np.isfinite(rejected).any() else 0.0]
         return float(max(ends))
 
     def queue_depth(self) -> tuple[np.ndarray, np.ndarray]:
@@ -164,9 +171,11 @@ class Trace:
         curve obeys Little's law with ``wait_s`` (start - arrival) under every batching policy.
 
         At equal times an enqueue comes before a leave (a request dispatched the instant it
-        arrives was in the queue for no time, never below zero). Arrivals are already sorted, so only
-        the leave times are sorted and the two runs merged (no sort of both, no int64 steps):
-        the same arrays, bit for bit, as :func:`queue_depth_reference`.
+        arrives was in the queue for no time, never below zero). Each change is one packed key, its
+        time's bits and a tag, 0 for an enqueue and 1 for a leave (:mod:`workbench.runtime.float_keys`):
+        one sort orders them by time, enqueues first at a tie, and gives the steps and the times back
+        unchanged; the same arrays, bit for bit, as :func:`queue_depth_reference`, which runs where a
+        time is negative, ``-0.0`` or NaN (the keys would not order as the floats do).
         """
         out = self.outcome
         enq = (out != REJECTED_QUEUE_FULL) & (out != REJECTED_BY_PLAN)
@@ -180,25 +189,16 @@ class Trace:
         if not every:
             leave = leave[enq]
         del enq
-        leave.sort()
-        if np.isnan(leave[-1:]).any() or (len(arrive) > 1 and bool((arrive[1:] < arrive[:-1]).any())):
-            return queue_depth_reference(self)  # unsorted arrivals or a leave without a time
-        m = len(arrive)
-        # a leave goes after the arrivals up to its time (and after the leaves before it): its place in the merge
-        at_leave = np.searchsorted(arrive, leave, side="right")
-        _add_positions(at_leave)
-        is_leave = np.zeros(2 * m, dtype=bool)
-        is_leave[at_leave] = True
-        del at_leave
-        t = np.empty(2 * m)
-        t[is_leave] = leave  # both runs are sorted: a mask fills them in order
-        del leave
-        np.logical_not(is_leave, out=is_leave)
-        t[is_leave] = arrive
-        step = is_leave.view(np.int8)  # +1 on an arrival; a leave is 0 here, -1 below
-        step *= 2
-        step -= 1
-        return t, np.cumsum(step, dtype=_depth_dtype(2 * m))
+        if not (orders_as_bits(arrive) and orders_as_bits(leave)):
+            return queue_depth_reference(self)
+        key = tagged_sort(arrive, leave)  # a leave (tag 1) after the enqueues (tag 0) of its time
+        del arrive, leave
+        step = tags(key).view(np.int8)  # 0 enqueue, 1 leave
+        step *= -2
+        step += 1  # +1 enqueue, -1 leave
+        depth = np.cumsum(step, dtype=_depth_dtype(len(key)))
+        del step
+        return untag(key), depth
 
     def to_chrome(self, path: str | Path, max_batches: int = 200_000) -> int:
         """Write the Chrome trace event JSON; returns the number of batch slices written."""
@@ -239,12 +239,6 @@ def queue_depth_reference(trace: Trace) -> tuple[np.ndarray, np.ndarray]:
     d = np.concatenate([np.ones(enq.sum(), dtype=np.int64), -np.ones(enq.sum(), dtype=np.int64)])
     order = np.lexsort((-d, t))  # at equal times, enqueue before leave
     return t[order], np.cumsum(d[order], dtype=_depth_dtype(len(t)))
-
-
-def _add_positions(a: np.ndarray, block: int = 1 << 20) -> None:
-    """``a += arange(len(a))``, in place, a block at a time (no full-length temporary)."""
-    for i in range(0, len(a), block):
-        a[i:i + block] += np.arange(i, min(i + block, len(a)), dtype=a.dtype)
 
 
 def _depth_dtype(changes: int) -> type:
