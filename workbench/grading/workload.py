@@ -18,8 +18,6 @@ from workbench.grading.text import bare_run, has, quote
 FIGURES = re.compile(r"\d(?:\.\d+)?\s?(?:ms|s|%)(?![a-z])|\d\s?(?:->|→|to)\s?~?\d")  # a measured change, with units
 WORD_CHAIN = re.compile(r"[a-z]\s*(?:->|→|=>)\s*[a-z]|[a-z] (?:so|then) [a-z]")  # terms chained, not figures: 'a so b'
 CONDITIONAL = re.compile(r"(?<![a-z])(?:if|unless|when|(?<!at )once|until|till|should)\W+(?:\w+\W+){0,6}$")
-
-
 _SIZE = re.compile(r"(?<![a-z\d.])\d|->|from")
 _SIZE_WORD = re.compile(r"(?<![a-z])(?:doubled|tripled|quadrupled|(?:two|three|four|five|six|ten)[- ]?fold|"
                         r"(?:twice|two|three|four|five|six|ten|several|many) times|order of magnitude|"
@@ -29,8 +27,6 @@ _SIZE_WORD = re.compile(r"(?<![a-z])(?:doubled|tripled|quadrupled|(?:two|three|f
 _METRIC_WORD = {"tail": r"tail(?! driver)"}
 _NOT_REGRESSED = ("utilisation", "utilization", "queue", "throughput")
 _TOKEN_METRICS = ("ttft", "itl", "tpot", "goodput", "first token", "first-token", "inter-token")
-
-
 _LEVEL = re.compile(r"(?<![a-z])(?:is|at|of|=|was)\s~?\d+(?:\.\d+)?\s?(?:ms|s)$")
 _CHANGE = re.compile(r"(?<![a-z])(?:now|before|baseline|vs|versus|compared|from|up|down|instead|used to|over|above|"
                      r"past|beyond|more than|plus|but|while|whereas|better|improved)(?![a-z])")
@@ -43,26 +39,30 @@ def _level_only(n: str, near: str) -> bool:
         not _CHANGE.search(n)
 
 
+# the metric that regressed is a latency or the SLO (TTFT, ITL, goodput for the token drills), not a busy core,
+# a queue or the throughput a change bought ('utilisation went from 73% to 43%' is evidence, not the regression)
+_METRIC = "|".join(_METRIC_WORD.get(m, re.escape(m)) for m in METRICS if m not in _NOT_REGRESSED) + "|" + \
+    "|".join(_TOKEN_METRICS)
+_MOVED = "|".join(re.escape(d) for d in DIRECTION) + r"|\d+(?:\.\d+)?\s?(?:x|%|ms|s)\b|->|\d(?:\.\d+)? to \d"
+_NEAR = re.compile(rf"(?<![a-z])(?:{_METRIC})\w{{0,12}}(?:\W{{1,4}}\w{{1,40}}){{0,8}}?\W{{1,4}}(?:{_MOVED})")
+# the metric's figures given somewhere, in either order ('chat at about 40 ms p99, before about 5.5')
+_FIGURED = re.compile(rf"\d(?:\.\d+)?\s?(?:ms|s)\W+(?:\w+\W+){{0,2}}?(?:{_METRIC})|(?:{_METRIC})\W+(?:\w+\W+){{0,3}}?"
+                      rf"\d(?:\.\d+)?\s?(?:ms|s)(?![a-z])")
+
+
 def workload(segs: list[str], norms: list[str], drill: Drill, stuffed: bool = False) -> Element:
-    # the metric that regressed is a latency or the SLO (TTFT, ITL, goodput for the token drills), not a busy core,
-    # a queue or the throughput a change bought ('utilisation went from 73% to 43%' is evidence, not the regression)
-    metric = "|".join(_METRIC_WORD.get(m, re.escape(m)) for m in METRICS if m not in _NOT_REGRESSED) + "|" + \
-        "|".join(_TOKEN_METRICS)
-    moved = "|".join(re.escape(d) for d in DIRECTION) + r"|\d+(?:\.\d+)?\s?(?:x|%|ms|s)\b|->|\d(?:\.\d+)? to \d"
-    near = re.compile(rf"(?<![a-z])(?:{metric})\w{{0,12}}(?:\W{{1,4}}\w{{1,{40}}}){{0,8}}?\W{{1,4}}(?:{moved})")
+    """The first sentence that states the regressed metric's move, with the workload named in the answer."""
     named = has(" ".join(norms), drill.rubric.workload_terms)  # the workload, named anywhere in the answer
-    # the metric's figures given somewhere, in either order ('chat at about 40 ms p99, before about 5.5')
-    figured = re.search(rf"\d(?:\.\d+)?\s?(?:ms|s)\W+(?:\w+\W+){{0,2}}?(?:{metric})|(?:{metric})\W+(?:\w+\W+){{0,3}}?"
-                        rf"\d(?:\.\d+)?\s?(?:ms|s)(?![a-z])", " ".join(norms))
+    figured = _FIGURED.search(" ".join(norms))
     for s, n in zip(segs, norms, strict=True):
         # the moved metric here (not a rollback's "if p99 goes above"); a comma run of figures ("p99 15 -> 1040 ms,
         # p95 5.7 -> 3.1") is data, not a run of bare terms, unless the whole answer is such runs
-        m = near.search(n)
+        m = _NEAR.search(n)
         if not m or (bare_run(n) and (stuffed or not FIGURES.search(n) or WORD_CHAIN.search(n))) or \
                 CONDITIONAL.search(n[:m.start()]) or _level_only(n, m.group()):
             continue
         # a bare direction ('p99 rose') restates the prompt: it needs the size, or the workload named beside it
-        sized = any(_SIZE.search(n[x.start() + len(x.group().split()[0]):x.end() + 16]) for x in near.finditer(n)) \
+        sized = any(_SIZE.search(n[x.start() + len(x.group().split()[0]):x.end() + 16]) for x in _NEAR.finditer(n)) \
             or _SIZE_WORD.search(n) or figured  # past the metric's own digits ('p99')
         if named and (sized or has(n, drill.rubric.workload_terms)):
             return Element(True, quote(s), "")
