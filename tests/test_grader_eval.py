@@ -13,6 +13,7 @@ whoever fixes a failure tune on it (its one score is in the issue note and in
 
 from __future__ import annotations
 
+import tomllib
 from collections import Counter
 from pathlib import Path
 
@@ -52,3 +53,18 @@ def test_the_whole_corpus_stays_above_the_goals_floor():
     assert ev.strong_recall >= GOALS["strong_recall"]
     assert ev.strong_graded_weak == []
     assert ev.traps_above_weak == []
+
+
+def test_the_second_reading_covers_the_same_answers_with_its_brief_recorded():
+    corpus = {a["id"]: a for a in load_corpus(LABELS)}
+    token = {d for d, x in load_drills().items() if x.scenario.name.startswith("llm_")}
+    readings = [tomllib.loads(p.read_text(encoding="utf-8")) for p in sorted((LABELS / "agreement").glob("*.toml"))]
+    assert len(readings) == 2
+    ids = [{x["id"] for x in r["label"]} for r in readings]
+    assert ids[0] == ids[1] and len(ids[0]) == 160 and ids[0] <= set(corpus)
+    assert not {corpus[i]["writer"] for i in ids[0]} & {FINAL, *NEXT, "U"}  # never shown a held-out answer
+    for r in readings:
+        for x in r["label"]:  # each answer labelled from the brief that holds its drill, verdict by the rule
+            assert x["brief"] == ("TOKEN_BRIEF.md" if corpus[x["id"]]["drill"] in token else "BRIEF.md"), x["id"]
+            core = sum(x["labels"][e] for e in ("mechanism", "artifact", "owner", "rollback"))
+            assert x["verdict"] == ("strong" if core == 4 else "weak" if core <= 1 else "partial"), x["id"]

@@ -4,8 +4,9 @@
 writer's own label, each annotator's label and the grader's result agree on the same answers. The
 annotators (``tests/grader_labels/agreement/``) saw only ``brief/BRIEF.md``, the label definitions and
 the texts: 160 answers, 8 drawn at random (seed 20261204) from each writer but U and V. ``brief/BRIEF.md``
-holds the ten plan drills only, so the 40 answers to the three token drills were labelled without
-their ground truth and are left out of the table (``--all`` keeps them).
+holds the ten plan drills only, so the 40 answers to the three token drills were relabelled by two more
+blind helpers from ``brief/TOKEN_BRIEF.md`` (each label records its ``brief``). ``--brief BRIEF.md`` or
+``--brief TOKEN_BRIEF.md`` restricts the table to the answers labelled from one brief.
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ from workbench.grading.evaluate import load_corpus  # noqa: E402
 from workbench.grading.grader import ELEMENTS, grade  # noqa: E402
 
 LABELS = ROOT / "tests" / "grader_labels"
-TOKEN_DRILLS = {"chunked-prefill-ttft", "priority-budget-starvation", "kv-preemption-storm"}
 
 
 def load_annotators(folder: Path = LABELS / "agreement") -> dict[str, dict[str, dict]]:
@@ -34,13 +34,16 @@ def load_annotators(folder: Path = LABELS / "agreement") -> dict[str, dict[str, 
     return out
 
 
-def agreement(keep_token_drills: bool = False) -> tuple[int, dict[str, dict[str, float]]]:
-    """(answers, {element or 'verdict': {pair name: share of answers on which the pair agrees}})."""
+def agreement(brief: str | None = None) -> tuple[int, dict[str, dict[str, float]]]:
+    """(answers, {element or 'verdict': {pair name: share of answers on which the pair agrees}}).
+
+    ``brief`` keeps only the answers whose labels came from that brief file (both annotators').
+    """
     notes = load_annotators()
     corpus = {a["id"]: a for a in load_corpus(LABELS)}
     drills = load_drills()
     ids = sorted(set.intersection(*(set(n) for n in notes.values())))
-    ids = [i for i in ids if keep_token_drills or corpus[i]["drill"] not in TOKEN_DRILLS]
+    ids = [i for i in ids if brief is None or all(n[i]["brief"] == brief for n in notes.values())]
     graded = {i: grade(drills[corpus[i]["drill"]], corpus[i]["text"]) for i in ids}
     table: dict[str, dict[str, float]] = {}
     for e in (*ELEMENTS, "verdict"):
@@ -65,10 +68,11 @@ def agreement(keep_token_drills: bool = False) -> tuple[int, dict[str, dict[str,
 
 
 def main() -> None:
-    n, table = agreement("--all" in sys.argv)
+    brief = sys.argv[sys.argv.index("--brief") + 1] if "--brief" in sys.argv[:-1] else None
+    n, table = agreement(brief)
     pairs = list(next(iter(table.values())))
-    print(f"{n} answers relabelled blind by {len(load_annotators())} annotators; share of answers on which "
-          "each pair agrees")
+    print(f"{n} answers relabelled blind by {len(load_annotators())} annotators"
+          + (f" (labels from {brief})" if brief else "") + "; share of answers on which each pair agrees")
     print(f"{'element':<10} " + " ".join(f"{p:>24}" for p in pairs))
     for e, row in table.items():
         print(f"{e:<10} " + " ".join(f"{row[p]:24.3f}" for p in pairs))
