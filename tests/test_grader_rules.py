@@ -266,6 +266,18 @@ FIXES = [
     ("compiler-runtime-mapping", "Adding a 1024 and maybe a 2048 bucket might be the fix.", True),
     # an escape hatch kept open is no change proposed
     ("memory-residency-eviction", "We could always roll back to the 64 GiB parts.", False),
+    # a setting of degree (fix_knobs) turned one way is bounded by a value, the setting before, or a named alternative
+    ("batching-queueing-delay", "Fix: make max_delay_s smaller.", False),
+    ("batching-queueing-delay", "Fix: make max_delay_s smaller, 2 ms again.", True),
+    ("chunked-prefill-ttft", "The serving team should give prefill a bigger budget per step.", False),
+    ("chunked-prefill-ttft", "I'd raise the token budget to 2048.", True),
+    ("kv-preemption-storm", "We should hand the cache more blocks.", False),
+    ("kv-preemption-storm", "We should hand the cache its old blocks back, restoring the split.", True),
+    ("cost-model-misses-contention", "Honestly I'd tell the compiler to fuse more aggressively.", False),
+    ("fusion-memory-bursts", "I'd dial the fusion level down to elementwise.", True),
+    ("fusion-memory-bursts", "I'd dial the fusion level down a little.", False),
+    # a drill whose fix is discrete (buckets for new shapes) has no setting of degree: 'bigger buckets' names them
+    ("compiler-runtime-mapping", "Fix: compile bigger buckets for the long prompts.", True),
 ]
 
 

@@ -56,6 +56,8 @@ from workbench.grading.lexicon import (
     ROLES,
     ROLLBACK_LABEL,
     TRIAL,
+    TURNED,
+    TURNED_TO,
     VAGUE_WORSE,
     WAY_BACK,
 )
@@ -289,6 +291,21 @@ def _other_fix(n: str, drill: Drill) -> bool:
     return bool(rejected) and not has(n, r.fix_terms + r.fix_plain)
 
 
+def unbounded(body: str, drill: Drill) -> bool:
+    """Does the proposal only turn one of the drill's settings of degree one way, with no value, no setting to go back
+    to and no named alternative beside it ('fix: lower max_delay_s', 'a bigger budget', 'fuse more')? Then it is
+    not bounded: 'to what?' is unanswered (``brief/LABELING.md``: 'revert max_delay to 2 ms' is bounded)."""
+    knobs = drill.rubric.fix_knobs
+    if not knobs or TURNED_TO.search(body) or WAY_BACK.search(body):
+        return False
+    if not any(TURNED.search(" ".join(body[:m.start()].split()[-3:]) + " | " + " ".join(body[m.end():].split()[:2]))
+               for k in knobs for m in phrase(k).finditer(body)):
+        return False
+    alternatives = [t for t in (*drill.rubric.fix_terms, *drill.rubric.fix_plain)
+                    if not TURNED.search(t) and not any(phrase(k).search(t) for k in knobs)]
+    return not has(body, alternatives)  # 'lower the fusion level to elementwise' names where it goes
+
+
 def fix_sentence(s: str, n: str, drill: Drill, words: frozenset[str], asked: bool = False) -> bool:
     """Does this one sentence propose a bounded fix on the drill's fix vocabulary (the rule, sentence by sentence)?
     ``asked``: it answers the answer's own question heading ('What's the fix?'), which labels it as a 'Fix:' would."""
@@ -305,7 +322,7 @@ def fix_sentence(s: str, n: str, drill: Drill, words: frozenset[str], asked: boo
     if _tied_way_back(n):  # the conditional way back is the rollback's; what else the sentence proposes may be the fix
         n = _without_rollbacks(n)
     body = re.sub(r"^\s*[a-z /&]{1,30}:\s", " ", n)  # past a 'Fix:' label, which is no action by itself
-    if content_words(body) < 2:
+    if content_words(body) < 2 or unbounded(body, drill):
         return False
     terms = drill.rubric.fix_terms + drill.rubric.fix_plain
     if (asked or FIX_LABEL.match(n)) and (has(n, terms) or _names(n, words)):  # a config key may name it

@@ -37,6 +37,7 @@ class Rubric:
     fix_plain: tuple[str, ...] = ()  # the fix in plain language, beside the jargon of fix_terms
     revert_terms: tuple[str, ...] = ()  # the change that caused the regression, where undoing it is the fix
     rejected_fixes: tuple[str, ...] = ()  # fixes of a neighbouring mechanism, not this one (beside rejected_mechanisms)
+    fix_knobs: tuple[str, ...] = ()  # settings of degree ('max_delay'): turned with no value, no bounded fix
     step_names: tuple[str, ...] = ()  # per step: a short name, for feedback
     step_questions: tuple[str, ...] = ()  # per step: the question that draws it out
 
@@ -135,6 +136,7 @@ def parse_drill(data: dict, where: str) -> Drill:
         fix_plain=_strings(r, "fix_plain", f"{where} [rubric]", nonempty=False),
         revert_terms=_strings(r, "revert_terms", f"{where} [rubric]", nonempty=False),
         rejected_fixes=_strings(r, "rejected_fixes", f"{where} [rubric]", nonempty=False),
+        fix_knobs=_strings(r, "fix_knobs", f"{where} [rubric]", nonempty=False),
         mechanism_plain=_per_step(r, "mechanism_plain", len(chain), where, lists=True),
         step_names=_per_step(r, "step_names", len(chain), where),
         step_questions=_per_step(r, "step_questions", len(chain), where))

@@ -219,6 +219,13 @@ FIX_STOP = {"with", "from", "back", "the", "and", "more", "less", "each", "every
              "accelerator", "weight", "limit", "bound", "maximum", "minimum", "alert", "percentile", "least",
              "loaded", "dynamic", "place", "route", "fit", "fair", "share", "token", "online", "depth",
              "concurrency", "profile", "contention", "bandwidth", "compile", "compil", "batching"}
+# a setting turned one way ('lower max_delay_s', 'a bigger budget', 'fuse more', 'tune it a bit') ...
+TURNED = re.compile(r"(?<![a-z])(?:smaller|lower|lowers|lowering|reduc\w*|decreas\w*|more|larger|bigger|increas\w*|"
+                    r"rais\w*|higher|fewer|less|longer|shorter|tun\w*|tweak\w*|adjust\w*|a bit|a little|somewhat|"
+                    r"up|down)(?![a-z])")
+# ... and how far: a value, or the setting it had before ('max_delay back to 2 ms', 'restore the old split')
+TURNED_TO = re.compile(r"\d|(?<![a-z])(?:one|two|three|four|five|six|eight|ten|twice|double|half|back to|previous|old|"
+                       r"original|default|baseline|before the change|restor\w*|undo\w*|go back)(?![a-z])")
 # a question the answer poses itself and answers next, as a heading ('What's the fix?', 'What would I change?')
 FIX_QUESTION = re.compile(r"^\s*(?:so,? )?(?:what(?:'s| is| would be| should be)? (?:the |my |our )?"
                           r"(?:fix|remedy|solution|mitigation)|"
