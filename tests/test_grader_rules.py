@@ -278,6 +278,10 @@ FIXES = [
     ("fusion-memory-bursts", "I'd dial the fusion level down a little.", False),
     # a drill whose fix is discrete (buckets for new shapes) has no setting of degree: 'bigger buckets' names them
     ("compiler-runtime-mapping", "Fix: compile bigger buckets for the long prompts.", True),
+    # what stays as it is while the change is tried is no change ('keep the old pool serving until ...')
+    ("memory-residency-eviction", "We keep the 64 GiB machines in service until the trial is over.", False),
+    ("memory-residency-eviction", "Keep the 64 GiB machines serving and put the embedding model on a separate "
+                                  "accelerator.", True),
 ]
 
 

@@ -1,0 +1,192 @@
+"""The fix element: one bounded change on this drill's fix vocabulary, proposed (not a proof, a rollback or a menu).
+
+A fix counts when a sentence proposes an action on the drill's fix terms (its jargon or its plain-language phrasings),
+or undoes the regression's own change where the drill says so (``revert_terms``). It does not count when the sentence
+only proves, watches or recites; when its way back is tied to a condition (that is the rollback); when it names a
+neighbouring mechanism's remedy; when it keeps things as they are while a change is tried; or when it turns one of the
+drill's settings of degree (``fix_knobs``) one way with no value, nothing to go back to and no named alternative.
+"""
+
+from __future__ import annotations
+
+import re
+
+from workbench.grading.detectors import Element, tied_way_back, without_rollbacks
+from workbench.grading.drills import Drill
+from workbench.grading.lexicon import (
+    ACTIONS,
+    FIX_LABEL,
+    FIX_MARKER,
+    FIX_QUESTION,
+    FIX_STOP,
+    GATE,
+    GATE_FIRST,
+    HELD,
+    MAYBE_BACK,
+    NEGATED_BACK,
+    NOT_A_FIX,
+    OTHER_LABEL,
+    PROOF,
+    REVERT_VERB,
+    ROLLBACK_LABEL,
+    TURNED,
+    TURNED_TO,
+    WAY_BACK,
+)
+from workbench.grading.text import bare_run, content_words, has, links, negated, phrase, quote
+
+_ACTION = re.compile(r"(?<![a-z])(?:" + "|".join(re.escape(a) for a in sorted(ACTIONS, key=len, reverse=True))
+                     + r")(?:e?s|e?d|ing|[bdgmnpt](?:ed|ing))?(?![a-z])")  # a verb's forms, not 'scheduler'
+
+
+_ACTION_FIRST = frozenset(a.split(" ")[0] for a in ACTIONS)
+_TO_PROVE = re.compile(r"(?<![a-z])(?:to|and|then) (?:show|prove|confirm|measure|compare|replay|rerun|re-run|watch|"
+                       r"monitor)(?![a-z])")  # 'run 2048 to show ...' proposes a proof, not a fix
+
+
+def fix_words(drill: Drill) -> frozenset[str]:
+    """The content words of the drill's fix vocabulary ('buckets', 'envelope', 'max_delay' ...)."""
+    words = re.findall(r"[a-z][a-z0-9_'-]{3,}", " ".join(drill.rubric.fix_terms).lower())
+    return frozenset(w.rstrip("s") for w in words if w not in FIX_STOP and w.rstrip("s") not in FIX_STOP)
+
+
+def _names(n: str, words: frozenset[str]) -> bool:
+    return any(w.rstrip("s") in words for w in re.findall(r"[a-z][a-z0-9_'-]*", n))
+
+
+def _acts_on(n: str, words: frozenset[str]) -> bool:
+    """An action verb followed, within eight words, by one of the fix words (and not a proof or a watch)."""
+    for m in _ACTION.finditer(n):
+        if m.group().startswith("fix") or NOT_A_FIX.search(n[max(0, m.start() - 40):m.end() + 40]):
+            continue
+        after = re.findall(r"[a-z][a-z0-9_'-]*", n[m.end():m.end() + 80])[:8]
+        if any(w.rstrip("s") in words for w in after):
+            return True
+    return False
+
+
+_FIX_NOUN = re.compile(r"(?<![a-z])(?:fix|fixes|solution|remedy|mitigation|to fix|instead|then|and then|after that|"
+                       r"meanwhile|ship|recommend)(?![a-z])")
+
+
+_CLAUSE_END = re.compile(r"[.;]|$")
+# what stays as it is while a change is tried ('keep the 64 GiB pool serving until the canary is clean'): no change
+_AS_IS = re.compile(r"(?<![a-z])(?:keep|keeps|keeping|leave|leaves|leaving|stay|stays|staying) (?:on )?"
+                    r"(?:[\w.'-]+ ){0,5}?(?:serving|running|live|in service|in place|as it is|as is|until|till|while)"
+                    r"(?![a-z])")
+
+
+def _without_gates(n: str) -> str:
+    """The sentence with its release gates blanked ('... held back until p99 passes on a replay of prod traffic')."""
+    for g in (GATE, GATE_FIRST, HELD):
+        for m in list(g.finditer(n)):
+            end = _CLAUSE_END.search(n, m.end()).start()  # to the end of the gate's clause
+            n = n[:m.start()] + " " * (end - m.start()) + n[end:]
+    return n
+
+
+def _fix_line(n: str, words: frozenset[str]) -> bool:
+    """A 'Fix:' line whose terms are actions, one of them a phrase of three words or more on the fix words ('fix:
+    rebucket from the observed histogram, +1024 +2048, recompile'), not a list ('Fix: rebucket, recompile, 1024')."""
+    if not FIX_LABEL.match(n) or "/" in n:
+        return False
+    body = re.sub(r"^\s*[a-z /&]{1,30}:\s", " ", n)
+    return bool(_ACTION.search(body)) and any(content_words(i) >= 3 and _names(i, words) for i in links(body))
+
+
+def reverts(n: str, terms: tuple[str, ...]) -> bool:
+    """Does the sentence undo the regression's own change, unconditionally ('revert the batcher change', 'go back to
+    the old window and cap', 'rolls it back to weighted fair queueing')? The change must be named within the way
+    back's reach; 'we can always roll back', 'roll back if needed' and 'instead of flipping back' undo nothing."""
+    for m in REVERT_VERB.finditer(n) if terms else ():
+        before, after = n[max(0, m.start() - 30):m.start()], n[m.end():m.end() + 30]
+        if MAYBE_BACK.search(before) or MAYBE_BACK.search(after) or NEGATED_BACK.search(before):
+            continue
+        if has(n[max(0, m.start() - 30):m.end() + 60], terms):
+            return True
+    return False
+
+
+# a label that ends its line, its content on the next ('Change:' then a config line, 'revert:' then a command)
+_LABEL_ALONE = re.compile(r"(?<![a-z])(?:fix|fixes|change|changes|mitigation|remedy|solution|proposed fix|revert)"
+                          r"\s*:\s*$")
+# an escape hatch kept open, not a change proposed ('we could always roll back to the 64 GiB parts')
+_ESCAPE_HATCH = re.compile(r"(?:can|could) always (?:just )?(?:roll|revert|go|switch|flip|move|fall)")
+_DECISION_LABEL = re.compile(r"^\s*(?:release decision|release|decision)\s*:")
+
+
+def _other_fix(n: str, drill: Drill) -> bool:
+    """Does the sentence propose only the fix of another mechanism: a rejected mechanism's remedy ('add cores') or one
+    of the drill's rejected fixes ('least-loaded dispatch' for a compile stall), with no fix of this drill's?"""
+    r = drill.rubric
+    rejected = [t for t in (*r.rejected_mechanisms, *r.rejected_fixes) if has(n, [t]) and not negated(n, t)]
+    return bool(rejected) and not has(n, r.fix_terms + r.fix_plain)
+
+
+def unbounded(body: str, drill: Drill) -> bool:
+    """Does the proposal only turn one of the drill's settings of degree one way, with no value, no setting to go back
+    to and no named alternative beside it ('fix: lower max_delay_s', 'a bigger budget', 'fuse more')? Then it is
+    not bounded: 'to what?' is unanswered (``brief/LABELING.md``: 'revert max_delay to 2 ms' is bounded)."""
+    knobs = drill.rubric.fix_knobs
+    if not knobs or TURNED_TO.search(body) or WAY_BACK.search(body):
+        return False
+    if not any(TURNED.search(" ".join(body[:m.start()].split()[-3:]) + " | " + " ".join(body[m.end():].split()[:2]))
+               for k in knobs for m in phrase(k).finditer(body)):
+        return False
+    alternatives = [t for t in (*drill.rubric.fix_terms, *drill.rubric.fix_plain)
+                    if not TURNED.search(t) and not any(phrase(k).search(t) for k in knobs)]
+    return not has(body, alternatives)  # 'lower the fusion level to elementwise' names where it goes
+
+
+def fix_sentence(s: str, n: str, drill: Drill, words: frozenset[str], asked: bool = False) -> bool:
+    """Does this one sentence propose a bounded fix on the drill's fix vocabulary (the rule, sentence by sentence)?
+    ``asked``: it answers the answer's own question heading ('What's the fix?'), which labels it as a 'Fix:' would."""
+    if ROLLBACK_LABEL.match(n) or OTHER_LABEL.match(n):
+        # a decision may be the fix itself when it undoes the change ('decision: revert to WFQ; ...'); a rollback
+        # line never is
+        return bool(_DECISION_LABEL.match(n)) and reverts(without_rollbacks(n), drill.rubric.revert_terms)
+    if PROOF.search(_without_gates(n)) and not _FIX_NOUN.search(n):
+        return False  # it proposes evidence ('I'd get a same-seed run of ...'), and names no fix
+    if bare_run(n) and not _fix_line(n, words):
+        return False
+    if _other_fix(n, drill):
+        return False
+    if tied_way_back(n):  # the conditional way back is the rollback's; what else the sentence proposes may be the fix
+        n = without_rollbacks(n)
+    n = _AS_IS.sub(lambda m: " " * len(m.group()), n)
+    body = re.sub(r"^\s*[a-z /&]{1,30}:\s", " ", n)  # past a 'Fix:' label, which is no action by itself
+    if content_words(body) < 2 or unbounded(body, drill):
+        return False
+    terms = drill.rubric.fix_terms + drill.rubric.fix_plain
+    if (asked or FIX_LABEL.match(n)) and (has(n, terms) or _names(n, words)):  # a config key may name it
+        return True  # "fix: max_delay back to 2 ms", "fix: least-loaded dispatch"
+    term = has(body, terms)
+    if term and not negated(body, term):
+        m = phrase(term).search(body)
+        at = m.start()
+        # an action on the fix itself, not a proof that mentions it; the term's own words are no action ('weighted
+        # fair queueing' names the fix, it does not propose it)
+        first = term.strip().lower().split(" ")[0]
+        verb = first in ACTIONS  # a term that is itself an action ('add buckets', 'recompile'), unlike 'weighted ...'
+        near = body[max(0, at - 60):at + 60] if verb else body[max(0, at - 60):at] + " | " + body[m.end():at + 60]
+        if (_ACTION.search(near) or FIX_MARKER.search(near)) and not (
+                NOT_A_FIX.search(body[max(0, at - 60):at]) or _TO_PROVE.search(body[at:at + 40]) or
+                _ESCAPE_HATCH.search(body[max(0, at - 60):at])):
+            return True
+    if reverts(n, drill.rubric.revert_terms):  # undoing the change that caused it, not tied to a condition
+        return True
+    # a proposal ("fix:", "I'd", "we should", an imperative) whose verb acts on this drill's fix words
+    first = body.strip().split(" ")[0]  # an imperative opens on the verb's plain form ('add', not 'fused attention')
+    proposed = FIX_MARKER.search(n) or (first in _ACTION_FIRST and _ACTION.match(body.strip()))
+    return bool(proposed and _acts_on(body, words))
+
+
+def fix(segs: list[str], norms: list[str], drill: Drill, stuffed: bool) -> Element:
+    words = fix_words(drill)
+    for i, (s, n) in enumerate(zip(segs, norms, strict=True)):
+        asked = i > 0 and bool(FIX_QUESTION.match(norms[i - 1]) or _LABEL_ALONE.search(norms[i - 1]))
+        if fix_sentence(s, n, drill, words, asked=asked):
+            return Element(True, quote(s), "")
+    return Element(False, "", "propose one bounded fix for this mechanism: what you would change, and to what (a "
+                              "number, or the setting before the change), and why it moves the metric",
+                   "What is the one bounded change you would ship first, and what would it change in the numbers?")
