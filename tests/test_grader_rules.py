@@ -250,6 +250,9 @@ FIXES = [
     ("recompile-storm", "The fix is least-loaded dispatch so any core can take any bucket.", False),
     ("memory-residency-eviction", "The fix is to add cores to the pool.", False),
     ("precision-win-without-fallback", "I'd move the dequantisation into the GEMM epilogue.", False),
+    # ... or offers this drill's own only as one option beside it (a menu) ...
+    ("kv-preemption-storm", "Either buy more GPUs or move the second model to a separate replica.", False),
+    ("memory-residency-eviction", "We need more cores / a separate card for the embedding model.", False),
     # ... unless the sentence also proposes this drill's own
     ("recompile-storm", "Precompile the 1024 and 2048 buckets before traffic, rather than rebalance the cores.", True),
     # an imperative whose verb is the fix ('tile'), and the answer to the answer's own question heading

@@ -115,12 +115,25 @@ _ESCAPE_HATCH = re.compile(r"(?:can|could) always (?:just )?(?:roll|revert|go|sw
 _DECISION_LABEL = re.compile(r"^\s*(?:release decision|release|decision)\s*:")
 
 
+_OR = re.compile(r"(?<![a-z])(?:or|either|alternatively)(?![a-z])|/")
+_RATHER = re.compile(r"(?<![a-z])(?:rather than|instead of|not|over|than|before|then|first)(?![a-z])")
+
+
 def _other_fix(n: str, drill: Drill) -> bool:
     """Does the sentence propose only the fix of another mechanism: a rejected mechanism's remedy ('add cores') or one
-    of the drill's rejected fixes ('least-loaded dispatch' for a compile stall), with no fix of this drill's?"""
+    of the drill's rejected fixes ('least-loaded dispatch' for a compile stall), with no fix of this drill's, or
+    offer this drill's fix only as one option of a menu beside it ('add more GPUs or move the other model off')?"""
     r = drill.rubric
     rejected = [t for t in (*r.rejected_mechanisms, *r.rejected_fixes) if has(n, [t]) and not negated(n, t)]
-    return bool(rejected) and not has(n, r.fix_terms + r.fix_plain)
+    if not rejected:
+        return False
+    own = has(n, r.fix_terms + r.fix_plain)
+    if not own:
+        return True
+    # a menu: this drill's fix offered as one option beside another mechanism's ('add GPUs or move the model off')
+    a, b = sorted((phrase(rejected[0]).search(n).start(), phrase(own).search(n).start()))
+    between = n[a:b]
+    return bool(_OR.search(between)) and not _RATHER.search(between)
 
 
 def unbounded(body: str, drill: Drill) -> bool:
