@@ -59,6 +59,11 @@ ROLLBACKS = [
     ("Until a canary shows zero compiles during serving, this setting doesn't ship.", True),
     # a way back said plainly by a non-native writer
     ("Ship the new plan to a canary that returns automatically to the old one if p99 is above 25 ms.", True),
+    # formal English puts the condition's verb first, or says 'in the event'
+    ("The plan goes to a canary and is reverted should the canary p99 exceed 13 ms.", True),
+    ("Were p99 to exceed its target on the canary, we would revert to the previous plan.", True),
+    ("In the event of a p99 regression on the canary, the previous plan is restored.", True),
+    ("The on-call should revert the plan.", False),
 ]
 
 

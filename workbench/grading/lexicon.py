@@ -51,7 +51,10 @@ WAY_BACK = re.compile(r"(?<![a-z])(?:roll(?:s|ed|ing)?[ -]?back|rollback|revert\
                       r"(?:flag|feature|switch|it) (?:goes|go|is|gets|get|turned|switched|flipped) off|"
                       r"(?:stay|sit|stop|remain|hold)\w* (?:at|on) the (?:previous|prior|last|old)|"
                       r"pull\w* (?:it|the (?:change|plan|release|canary|rollout))|stop the (?:rollout|release|canary)|"
-                      r"return\w{0,3} automatic\w*)"
+                      r"return\w{0,3} automatic\w*|"
+                      # passive: 'the previous plan is restored'
+                      r"(?:old|previous|prior|last|pinned|baseline|known[- ]good) (?:[\w-]+ ){0,2}?(?:is|are|gets?|be) "
+                      r"(?:restored|reinstated|redeployed|put back|brought back|re-?enabled))"
                       r"(?![a-z])")
 _CMP = (r"(?:>=?|<=?|≥|≤|==|above|over|below|under|past|beyond|outside|higher than|lower than|more than|less than|"
         r"greater than|exceeds?|slower than|worse than)")
@@ -61,7 +64,10 @@ _OBJECT = (r"(?:regress\w*|breach\w*|exceed\w*|spike\w*|degrad\w*|violat\w*|slos
            r"" + _CMP + r" (?:\w+ ){0,3}?(?:\d|the (?:old|previous|baseline|slo|target|current|existing)|slo|target|"
            r"before|baseline|it was|today))")
 CONDITION = re.compile(r"(?<![a-z])(?:(?:(?:if|when|whenever|unless|once|upon|in case|the moment|as soon as|"
-                       r"until|till|til)(?![a-z])"
+                       r"until|till|til|in the event|"
+                       # formal English puts the verb first: 'reverted should the canary p99 exceed 13 ms'
+                       r"(?:should|were)(?= (?:the|a|an|any|it|its|our|p\d{2}|latency|tail|ttft|errors?) ))"
+                       r"(?![a-z])"
                        r"(?:(?!,? and (?:we|i|they|you|then) )[^.;:\n]){0,120}?|"  # no new clause
                        r"on (?:a |an |any |the )?(?:\w+ ){0,2}?)(?<![a-z])" + _OBJECT +
                        r"(?![a-z])|(?:p\d{2}(?:\.\d)?|latency|[a-z]+ rate|reloads?|errors?|util\w*|preemptions?|"
