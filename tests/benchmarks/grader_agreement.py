@@ -67,6 +67,26 @@ def agreement(brief: str | None = None) -> tuple[int, dict[str, dict[str, float]
     return len(ids), table
 
 
+def against_consensus(brief: str | None = None) -> dict[str, tuple[int, float, float]]:
+    """Per element: (answers on which writer and both annotators agree, the grader's accuracy on those, the grader's
+    accuracy against the majority of the three readings on every answer). Where three readings agree the label is
+    not in doubt, so a grader error there is the grader's own."""
+    notes = load_annotators()
+    corpus = {a["id"]: a for a in load_corpus(LABELS)}
+    drills = load_drills()
+    ids = sorted(set.intersection(*(set(n) for n in notes.values())))
+    ids = [i for i in ids if brief is None or all(n[i]["brief"] == brief for n in notes.values())]
+    graded = {i: grade(drills[corpus[i]["drill"]], corpus[i]["text"]) for i in ids}
+    out = {}
+    for e in ELEMENTS:
+        votes = {i: [corpus[i]["labels"][e], *(n[i]["labels"][e] for n in notes.values())] for i in ids}
+        agreed = [i for i in ids if len(set(votes[i])) == 1]
+        right = sum(graded[i].elements[e].present == votes[i][0] for i in agreed)
+        majority = sum(graded[i].elements[e].present == (2 * sum(votes[i]) > len(votes[i])) for i in ids)
+        out[e] = (len(agreed), right / len(agreed), majority / len(ids))
+    return out
+
+
 def main() -> None:
     brief = sys.argv[sys.argv.index("--brief") + 1] if "--brief" in sys.argv[:-1] else None
     n, table = agreement(brief)
@@ -76,6 +96,10 @@ def main() -> None:
     print(f"{'element':<10} " + " ".join(f"{p:>24}" for p in pairs))
     for e, row in table.items():
         print(f"{e:<10} " + " ".join(f"{row[p]:24.3f}" for p in pairs))
+    print("\nthe grader against three readings (the writer and two annotators, all blind helpers)")
+    print(f"{'element':<10} {'all three agree':>16} {'grader there':>13} {'grader ~ majority':>18}")
+    for e, (k, there, majority) in against_consensus(brief).items():
+        print(f"{e:<10} {k:>10} / {n:<3} {there:13.3f} {majority:18.3f}")
 
 
 if __name__ == "__main__":
