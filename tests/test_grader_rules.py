@@ -131,6 +131,13 @@ MECHANISMS = [
     # an analogy from the writer's own field is no wrong class
     ("fairness-starvation", "I've seen this in network QoS too. Here the cores are at 95%, strict priority always "
      "serves interactive first, so batch only gets what is left over and its p99 doubles.", True),
+    # a textbook definition or a general truth is no claim about this case
+    ("fairness-starvation", "Strict priority is a scheduling policy in which the higher class is always served first, "
+     "so a lower class starves whenever the load is high, which is why its tail grows.", False),
+    ("fairness-starvation", "It is well known that strict priority starves the lower class under heavy load, so its "
+     "p99 grows.", False),
+    ("fairness-starvation", "Here the cores are at 95% and strict priority always serves interactive first, so batch "
+     "starves and its p99 doubled.", True),
 ]
 
 

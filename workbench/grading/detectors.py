@@ -43,6 +43,7 @@ from workbench.grading.lexicon import (
     QUALIFIERS,
     READS_SHOWN,
     ROLES,
+    TEXTBOOK,
     TRIAL,
     VAGUE_WORSE,
     WAY_BACK,
@@ -89,7 +90,8 @@ def mechanism(drill: Drill, segs: list[str], norms: list[str]) -> Element:
     if wrong:
         return Element(False, "", f"'{wrong[0]}' is not the bottleneck class in this scenario; explain the chain "
                                   "that fits what the evidence shows", question)
-    usable = ["" if bare_run(n) or CONFIG_LINE.match(n) else n for n in norms]  # bare terms, settings: no argument
+    # bare terms, settings, textbook definitions and general truths: no argument about this case
+    usable = ["" if bare_run(n) or CONFIG_LINE.match(n) or TEXTBOOK.search(n) else n for n in norms]
     best: set[int] = set()
     best_window = ""
     for width in (1, 2, 3, 4):

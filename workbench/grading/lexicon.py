@@ -239,3 +239,9 @@ FIX_QUESTION = re.compile(r"^\s*(?:so,? )?(?:what(?:'s| is| would be| should be)
                           r"how (?:do|would|should|can|to) (?:i |we |you )?fix(?: it| this)?)\s*\?\s*$")
 FIX_LABEL = re.compile(r"\s*(?:the )?(?:fix|fixes|solution|remedy|mitigation|change|proposed fix|proposal)"
                        r"(?:\s?:|\s(?:is|would be|here is)\s)")
+# a definition ('priority scheduling is a policy in which ...') or a general truth ('it is known that ...'): no claim
+# about this case, so no mechanism
+TEXTBOOK = re.compile(r"^\W*(?:[\w/-]+ ){1,4}(?:is|are) (?:a|an) (?:[\w-]+ ){0,3}?(?:discipline|policy|technique|"
+                      r"method|approach|strategy|algorithm|scheme|concept|optimi[sz]ation|property) (?:in which|where|"
+                      r"that|whereby|which)(?![a-z])|(?<![a-z])(?:it is|is) (?:well[- ])?known|well[- ]known|"
+                      r"common remedies|classic (?:result|problem|trade-?off)")
