@@ -136,6 +136,8 @@ MECHANISMS = [
      "so a lower class starves whenever the load is high, which is why its tail grows.", False),
     ("fairness-starvation", "It is well known that strict priority starves the lower class under heavy load, so its "
      "p99 grows.", False),
+    ("fairness-starvation", "Starvation is when strict priority always serves the higher class first, so the lower "
+     "class waits and its p99 grows.", False),
     ("fairness-starvation", "Here the cores are at 95% and strict priority always serves interactive first, so batch "
      "starves and its p99 doubled.", True),
 ]

@@ -242,6 +242,8 @@ FIX_LABEL = re.compile(r"\s*(?:the )?(?:fix|fixes|solution|remedy|mitigation|cha
 # a definition ('priority scheduling is a policy in which ...') or a general truth ('it is known that ...'): no claim
 # about this case, so no mechanism
 TEXTBOOK = re.compile(r"^\W*(?:[\w/-]+ ){1,4}(?:is|are) (?:a|an) (?:[\w-]+ ){0,3}?(?:discipline|policy|technique|"
-                      r"method|approach|strategy|algorithm|scheme|concept|optimi[sz]ation|property) (?:in which|where|"
-                      r"that|whereby|which)(?![a-z])|(?<![a-z])(?:it is|is) (?:well[- ])?known|well[- ]known|"
-                      r"common remedies|classic (?:result|problem|trade-?off)")
+                      r"method|approach|strategy|algorithm|scheme|concept|optimi[sz]ation|property|condition|"
+                      r"situation|state|phenomenon) (?:in which|where|that|whereby|which)(?![a-z])|"
+                      r"^\W*(?:[\w/-]+ ){1,3}(?:is|means) when(?![a-z])|"
+                      r"(?<![a-z])(?:it is|is) (?:well[- ])?known|well[- ]known|common remedies|"
+                      r"classic (?:result|problem|trade-?off)")
