@@ -91,6 +91,11 @@ OWNERS = [
     # a named role asked to look is still named; a vague team asked to look is not
     ("The runtime on-call should look at the launch counts.", True),
     ("The infra folks should look into it.", False),
+    # chat shorthand 'tl;dr' is no tech lead; a question assigns no one, its answer may
+    ("tl;dr the long prompts fall off the compiled buckets.", False),
+    ("Not sure who would own it, maybe the compiler folks?", False),
+    ("Who owns it? The ML compiler team.", True),
+    ("TL for the compiler team owns the bucket change.", True),
 ]
 
 

@@ -198,8 +198,13 @@ def without_rollbacks(n: str, reach: int = REACH) -> str:
 _POSSESSIVE_OWN = re.compile(r"(?<![a-z])(?:its|their|his|her|our|my|your) own(?![a-z])")  # 'on its own core'
 
 
+_TLDR = re.compile(r"(?<![a-z])tl;? ?dr(?![a-z])")
+
+
 def _owner_in(s: str, n: str) -> bool:
-    n = _POSSESSIVE_OWN.sub(" ", n)  # 'its own' names no owner
+    n = _TLDR.sub(" ", _POSSESSIVE_OWN.sub(" ", n))  # 'its own' names no owner; 'tl;dr' is no tech lead
+    if n.rstrip().endswith("?"):
+        return False  # a question ('who owns it?', 'maybe the compiler folks?') assigns no one
     strong = I_OWN.search(n) or OWNER_LABEL.search(n) or re.search(r"own|accountab|responsib|dri\b|sign", n)
     if LOOK_INTO.search(n) and not strong and not ROLES.search(n):  # a named role may be asked to look
         return False  # "the infra folks should look into it" is advice, not an owner
