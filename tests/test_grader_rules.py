@@ -400,6 +400,10 @@ def test_the_evidence_read_back_is_no_artifact():
     assert not grade(drill, shown).elements["artifact"].present
     proposed = "I'd rerun the same seed on 64 and 32 GiB and compare the loads and evictions per model."
     assert grade(drill, proposed).elements["artifact"].present
+    gate = "We keep the 64 GiB machines until a load test with all three models at production traffic passes."
+    assert not grade(drill, gate).elements["artifact"].present
+    both = "I'd rerun the same seed on both sizes, and hold the move until a load test at production traffic passes."
+    assert grade(drill, both).elements["artifact"].present
     table = "The tail-driver breakdown is clear: residency is 21% of the tail, per model."
     assert not grade(drill, table).elements["artifact"].present
     wanted = "I'd want the per-model tail-driver breakdown from a same-seed run on both memory sizes."
