@@ -96,6 +96,10 @@ OWNERS = [
     ("Not sure who would own it, maybe the compiler folks?", False),
     ("Who owns it? The ML compiler team.", True),
     ("TL for the compiler team owns the bucket change.", True),
+    # a plural subject's plain verb, and a decision that is a team's own
+    ("Then the compiler folks add the 1024 and 2048 buckets.", True),
+    ("The bucket change is the ML compiler team's call.", True),
+    ("The team's call was fine.", False),
 ]
 
 

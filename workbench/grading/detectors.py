@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from workbench.grading.drills import Drill
 from workbench.grading.lexicon import (
+    ACTIONS,
     CAUSAL,
     CONDITION,
     EVIDENCE_NOUNS,
@@ -205,6 +206,11 @@ _POSSESSIVE_OWN = re.compile(r"(?<![a-z])(?:its|their|his|her|our|my|your) own(?
 
 
 _TLDR = re.compile(r"(?<![a-z])tl;? ?dr(?![a-z])")
+# a plural subject's plain verb ('the compiler folks add longer buckets')
+_ACTS = re.compile(r" (?:" + "|".join(a for a in ACTIONS if " " not in a) + r"|own|take|handle|do)(?![a-z])")
+# the decision is a team's ('the memory split is the serving runtime team's call')
+_THEIR_CALL = re.compile(r"(?<![a-z])([a-z][a-z/&-]+) (?:team|group|org|lead|on-?call)'s (?:call|decision|job|"
+                         r"responsibility|problem|fix)(?![a-z])")
 
 
 def _owner_in(s: str, n: str) -> bool:
@@ -217,10 +223,11 @@ def _owner_in(s: str, n: str) -> bool:
     cue = OWNER_CUE.search(n) or content_words(n) <= 6  # a team named on its own line is an assignment
     for m in OWNER_NOUN.finditer(n):
         words = [w for w in m.groups() if w]
-        acts = re.match(r" (?:(?!is |was |has |does )[a-z]+s|have) ", n[m.end():])  # the subject: 'the team adds'
+        acts = re.match(r" (?:(?!is |was |has |does )[a-z]+s|have) ", n[m.end():]) or (  # the subject: 'the team adds'
+            m.group().endswith(("folks", "lads", "crew", "engineers", "sres", "owners")) and _ACTS.match(n[m.end():]))
         if (cue or acts) and words and words[-1] not in GENERIC and words[0] not in ("someone", "somebody"):
             return True
-    if OWNER_THAT.search(n):
+    if OWNER_THAT.search(n) or any(m.group(1) not in GENERIC for m in _THEIR_CALL.finditer(n)):
         return True
     for m in OWNS.finditer(n):
         subject = m.group(1).split()
