@@ -64,6 +64,15 @@ ROLLBACKS = [
     ("Were p99 to exceed its target on the canary, we would revert to the previous plan.", True),
     ("In the event of a p99 regression on the canary, the previous plan is restored.", True),
     ("The on-call should revert the plan.", False),
+    # a release gated on a named validation; 'only revisit when ...'; 'until then it stays off' after the validation
+    ("I'd gate the release on a load test at production rates.", True),
+    ("Gate on per-stream p99 instead of the mean.", False),
+    ("We only revisit the plan when the replay on production shapes passes.", True),
+    ("We need a same-seed replay with p99 at baseline first; until then the new plan stays off.", True),
+    # 'turn it back', 'trips back' are ways back; 'turn it back on' is a release
+    ("Ship to a small slice and turn the plan back if p99 is worse than before.", True),
+    ("It trips back automatically if the canary p99 goes over 2 ms.", True),
+    ("Tune the settings until latency is back where it was.", False),
 ]
 
 

@@ -52,6 +52,7 @@ WAY_BACK = re.compile(r"(?<![a-z])(?:roll(?:s|ed|ing)?[ -]?back|rollback|revert\
                       r"(?:stay|sit|stop|remain|hold)\w* (?:at|on) the (?:previous|prior|last|old)|"
                       r"pull\w* (?:it|the (?:change|plan|release|canary|rollout))|stop the (?:rollout|release|canary)|"
                       r"return\w{0,3} automatic\w*|"
+                      r"(?:turn|trip|set)(?:s|ted|ting|ped|ping|ed|ing)? (?:\w+ ){0,4}?back(?! on)|"
                       # passive: 'the previous plan is restored'
                       r"(?:old|previous|prior|last|pinned|baseline|known[- ]good) (?:[\w-]+ ){0,2}?(?:is|are|gets?|be) "
                       r"(?:restored|reinstated|redeployed|put back|brought back|re-?enabled))"
@@ -138,7 +139,15 @@ HELD = re.compile(r"(?<![a-z])(?:if|unless|until|till)(?![a-z])[^.\n]{0,120}?"
                   r"(?:waits|is held|gets held|is blocked|is paused|stays? (?:held|back))|"
                   r"(?<![a-z])(?:load[- ]test|canary|benchmark|replay|validation|trial)[^.\n]{0,100}?before "
                   r"(?:anything|it|this|we|the \w+|any \w+)\s+(?:\w+\s+){0,2}?(?:ships?|releases?|goes? (?:out|live)|"
-                  r"is released|rolls? out|deploys?|launch\w*)")
+                  r"is released|rolls? out|deploys?|launch\w*)|"
+                  # 'gate the release on a load test ...', 'we only revisit when the eval passes'
+                  r"(?<![a-z])gat(?:e|ed|es|ing) (?:the |this |our |its )?(?:release|rollout|launch|ship\w*|deploy\w*|"
+                  r"migration|it) on (?:[\w-]+ ){0,3}?(?:load[- ]test|canary|replay|eval\w*|benchmark|trial|test)|"
+                  r"(?<![a-z])only " + _RELEASE + r"(?: [\w-]+){0,2}? (?:when|if|once|after)(?![a-z])[^.\n]{0,160}?"
+                  + _VALIDATION + r"|"
+                  # the validation said before: '... we need a replay showing p99 at baseline; until then it stays off'
+                  r"(?<![a-z])until then,? (?:[\w-]+ ){0,4}?(?:stays? (?:held|off|gated|dark|out)|"
+                  r"(?:is|stays|remains) on hold|(?:doesn'?t|does not|won'?t|will not|not) " + _RELEASE + r")")
 # a sentence that proposes evidence, not a change ('a same-seed run of A versus B would nail it', 'Proof: ...')
 PROOF = re.compile(r"(?:^\s*(?:proof|prove|check|artifact|artefact|evidence|to prove it)\s*:|(?<![a-z])(?:same[- ]seed|"
                    r"replay\w*|side[- ]by[- ]side|versus|vs\.?|would (?:nail|show|prove|confirm)))(?![a-z])")
