@@ -256,6 +256,9 @@ FIXES = [
     ("compiler-runtime-mapping", "Owner: the compiler team adds a 1024 and a 2048 bucket.", True),
     ("compiler-runtime-mapping", "Fix: rebucket from the observed length histogram, +1024 +2048, recompile.", True),
     ("compiler-runtime-mapping", "Fix: rebucket, recompile, 1024, 2048.", False),
+    # a slash between values is a list of values, not of terms
+    ("average-hides-tail", "Fix: compile 1024 / 2048 / 4096 buckets from the docs length histogram, recompile.", True),
+    ("average-hides-tail", "Fix: buckets/recompile/gate.", False),
     # a condition belongs to the nearer way back, and one that opens a new clause to what follows it
     ("fairness-starvation", "Put strict priority on a kill switch and flip it off if batch p99 passes 500 ms, then go "
                             "back to weighted fair queueing.", True),

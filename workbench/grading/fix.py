@@ -88,7 +88,7 @@ def _without_gates(n: str) -> str:
 def _fix_line(n: str, words: frozenset[str]) -> bool:
     """A 'Fix:' line whose terms are actions, one of them a phrase of three words or more on the fix words ('fix:
     rebucket from the observed histogram, +1024 +2048, recompile'), not a list ('Fix: rebucket, recompile, 1024')."""
-    if not FIX_LABEL.match(n) or "/" in n:
+    if not FIX_LABEL.match(n) or re.search(r"[a-z]\s?/\s?[a-z]", n):  # 'a/b/c' lists terms; '1024 / 2048' is values
         return False
     body = re.sub(r"^\s*[a-z /&]{1,30}:\s", " ", n)
     return bool(_ACTION.search(body)) and any(content_words(i) >= 3 and _names(i, words) for i in links(body))
