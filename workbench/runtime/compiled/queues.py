@@ -19,7 +19,7 @@ from workbench.runtime.compiled.parts import deadline, pack, push, release, take
 from workbench.runtime.trace import REJECTED_TIMEOUT
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def heads(rf, qbuf, qt, csr, cqi: int, c: int) -> tuple[float, float]:
     """(best key, oldest arrival) over a class's queue heads."""
     best, oldest = L.INF, L.INF
@@ -34,7 +34,7 @@ def heads(rf, qbuf, qt, csr, cqi: int, c: int) -> tuple[float, float]:
     return best, oldest
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def peek_batch(rf, ri4, qbuf, qt, csr, cqi: int, scr, mb: int, c: int, m: int) -> int:
     """The ``m`` requests a pop would take into ``scr[:m]`` (queue heads after it from ``scr[mb]``); top key rank."""
     lo, hi = csr[c], csr[c + 1]
@@ -57,7 +57,7 @@ def peek_batch(rf, ri4, qbuf, qt, csr, cqi: int, scr, mb: int, c: int, m: int) -
     return top
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def commit_batch(online: bool, rf, qt, csr, cqi: int, cli, sf, scr, mb: int, c: int, m: int) -> None:
     """Take the peeked batch off its queues (``pop_batch``'s effects)."""
     lo = csr[c]
