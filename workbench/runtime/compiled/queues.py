@@ -130,13 +130,13 @@ def seal(pi, pf, pref, rf, ri4, qbuf, qt, csr, cli, clf, sb, sbt, ht, hq, si, sf
 def track_blocked(pi, pf, pref, rf, qbuf, qt, csr, cli, clf, bc, bcur, si, sf) -> None:
     """A ready class with an idle core it may not use is blocked by placement: log each change of state."""
     now, any_idle = sf[L.NOW], si[L.N_IDLE] > 0
-    sealed, cqi = pi[L.P_BATCH] == L.B_STATIC, pi[L.P_CQI]
+    sealed, none, cqi = pi[L.P_BATCH] == L.B_STATIC, pi[L.P_BATCH] == L.B_NONE, pi[L.P_CQI]
     for c in range(pi[L.P_NCLS]):
         if sealed:
             ready = cli[L.CL_SBHEAD, c] >= 0
-        else:
-            ready = cli[L.CL_N, c] > 0 and any_idle and take(
-                pi, pf, pref, cli[L.CL_N, c], heads(rf, qbuf, qt, csr, cqi, c)[1], now) > 0
+        else:  # NoBatching takes one at once: no need of the heads
+            ready = cli[L.CL_N, c] > 0 and any_idle and (none or take(
+                pi, pf, pref, cli[L.CL_N, c], heads(rf, qbuf, qt, csr, cqi, c)[1], now) > 0)
         ready = ready and clf[L.CF_PARK, c] <= now  # a class waiting for its weights is not blocked by placement
         b = 1 if (ready and any_idle) else 0
         if b != cli[L.CL_BLOCKED, c]:
