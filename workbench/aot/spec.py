@@ -14,6 +14,7 @@ The arguments are those ``runtime/compiled/driver.py``, ``compiler/plan.py`` and
 
 from __future__ import annotations
 
+import functools
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -58,6 +59,7 @@ _DTYPES = {"i8": np.dtype(np.int64), "i4": np.dtype(np.int32), "f8": np.dtype(np
 _SCALARS = {"i8": (int, np.int64), "f8": (float, np.float64), "b1": (bool, np.bool_)}
 
 
+@functools.cache  # a few type strings, looked up on every call of a build's kernel
 def array_type(t: str) -> tuple[np.dtype, int]:
     """(dtype, rank) of an array type such as ``"f8:2"``."""
     code, rank = t.split(":")

@@ -56,7 +56,7 @@ def _choose_sealed(pi, rf, qbuf, csr, cli, clf, sb, k: int, now: float) -> int:
     return best
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False)  # a call: load_then_dispatch only, kept out of the loop's inlined body
 def _park(pi, pf, cli, clf, rres, ht, hq, si, sf, ci, c: int, now: float) -> bool:
     """load_then_dispatch: unless class ``c``'s weights are in, start their load (or join the one in flight)
     and leave the class queued until they are; True when it was parked (``park`` of the reference loop)."""

@@ -115,7 +115,7 @@ def _phases(pi, ci, cf, todo, ht, hq, cph, ph, si, sf, k: int, slot: int, npre: 
     enter(neu, ci, cf, ht, hq, si, sf, k, now, todo[0, k, 0], todo[1, k, 0])
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False)  # a call: load_then_dispatch only, kept out of the loop's inlined body
 def _weights_in(pi, pf, rf, cli, clf, bf, rres, scr, si, sf, b: int, c: int, m: int, t: float) -> None:
     """load_then_dispatch: batch ``b`` (``scr[:m]``) of class ``c`` acquires weights already in at ``t``; each
     member's wait for them in the queue, the class's hold ended, the batch's wait recorded."""

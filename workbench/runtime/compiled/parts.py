@@ -128,7 +128,7 @@ def pysum(cf, row: int, ci, n: int, neumaier: bool) -> float:
     return f
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def take(pi, pf, pref, waiting: int, oldest: float, now: float) -> int:
     """How many of ``waiting`` requests leave now (0 = none yet): NoBatching, DynamicBatching, StaticBatching."""
     kind = pi[L.P_BATCH]

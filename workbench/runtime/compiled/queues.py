@@ -19,7 +19,7 @@ from workbench.runtime.compiled.parts import deadline, pack, push, release, take
 from workbench.runtime.trace import REJECTED_TIMEOUT
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def heads(rf, qbuf, qt, csr, cqi: int, c: int) -> tuple[float, float]:
     """(best key, oldest arrival) over a class's queue heads."""
     best, oldest = L.INF, L.INF
@@ -34,7 +34,7 @@ def heads(rf, qbuf, qt, csr, cqi: int, c: int) -> tuple[float, float]:
     return best, oldest
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def peek_batch(rf, ri4, qbuf, qt, csr, cqi: int, scr, mb: int, c: int, m: int) -> int:
     """The ``m`` requests a pop would take into ``scr[:m]`` (queue heads after it from ``scr[mb]``); top key rank."""
     lo, hi = csr[c], csr[c + 1]
@@ -57,7 +57,7 @@ def peek_batch(rf, ri4, qbuf, qt, csr, cqi: int, scr, mb: int, c: int, m: int) -
     return top
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def commit_batch(online: bool, rf, qt, csr, cqi: int, cli, sf, scr, mb: int, c: int, m: int) -> None:
     """Take the peeked batch off its queues (``pop_batch``'s effects)."""
     lo = csr[c]
@@ -130,13 +130,13 @@ def seal(pi, pf, pref, rf, ri4, qbuf, qt, csr, cli, clf, sb, sbt, ht, hq, si, sf
 def track_blocked(pi, pf, pref, rf, qbuf, qt, csr, cli, clf, bc, bcur, si, sf) -> None:
     """A ready class with an idle core it may not use is blocked by placement: log each change of state."""
     now, any_idle = sf[L.NOW], si[L.N_IDLE] > 0
-    sealed, cqi = pi[L.P_BATCH] == L.B_STATIC, pi[L.P_CQI]
+    sealed, none, cqi = pi[L.P_BATCH] == L.B_STATIC, pi[L.P_BATCH] == L.B_NONE, pi[L.P_CQI]
     for c in range(pi[L.P_NCLS]):
         if sealed:
             ready = cli[L.CL_SBHEAD, c] >= 0
-        else:
-            ready = cli[L.CL_N, c] > 0 and any_idle and take(
-                pi, pf, pref, cli[L.CL_N, c], heads(rf, qbuf, qt, csr, cqi, c)[1], now) > 0
+        else:  # NoBatching takes one at once: no need of the heads
+            ready = cli[L.CL_N, c] > 0 and any_idle and (none or take(
+                pi, pf, pref, cli[L.CL_N, c], heads(rf, qbuf, qt, csr, cqi, c)[1], now) > 0)
         ready = ready and clf[L.CF_PARK, c] <= now  # a class waiting for its weights is not blocked by placement
         b = 1 if (ready and any_idle) else 0
         if b != cli[L.CL_BLOCKED, c]:

@@ -93,7 +93,7 @@ def _arrive(pi, pf, pref, rf, ri4, qbuf, qt, csr, cli, clf, sw, sb, sbt, ht, hq,
     if si[L.N_IDLE]:
         # an arrival changes only its own class: unless that class is now ready, nothing can start
         # (with timeouts, dispatch also purges, so it always runs)
-        if sealed or pf[L.PF_TIMEOUT]:
+        if sealed or pf[L.PF_TIMEOUT] or pi[L.P_BATCH] == L.B_NONE:  # NoBatching takes one at once
             return 2
         oldest = heads(rf, qbuf, qt, csr, pi[L.P_CQI], c)[1]
         if take(pi, pf, pref, cli[L.CL_N, c], oldest, now):
