@@ -73,6 +73,12 @@ ROLLBACKS = [
     ("Ship to a small slice and turn the plan back if p99 is worse than before.", True),
     ("It trips back automatically if the canary p99 goes over 2 ms.", True),
     ("Tune the settings until latency is back where it was.", False),
+    # formal ways back and gates: withdrawn, restored; stays unreleased, kept out of production until a test passes
+    ("Deploy it as a canary and withdraw it if the canary p99 exceeds the baseline.", True),
+    ("The previous plan should be retained and restored should the canary p99 exceed it.", True),
+    ("The new plan stays unreleased until the replay on production shapes passes.", True),
+    ("Keep the new plan out of production until a load test shows p99 inside the SLO.", True),
+    ("The plan was withdrawn last year.", False),
 ]
 
 

@@ -53,6 +53,7 @@ WAY_BACK = re.compile(r"(?<![a-z])(?:roll(?:s|ed|ing)?[ -]?back|rollback|revert\
                       r"pull\w* (?:it|the (?:change|plan|release|canary|rollout))|stop the (?:rollout|release|canary)|"
                       r"return\w{0,3} automatic\w*|"
                       r"(?:turn|trip|set)(?:s|ted|ting|ped|ping|ed|ing)? (?:\w+ ){0,4}?back(?! on)|"
+                      r"withdr[ae]w\w*|(?:be|is|are|gets?|got) (?:\w+ ){0,2}?(?:restored|reinstated)|"
                       # passive: 'the previous plan is restored'
                       r"(?:old|previous|prior|last|pinned|baseline|known[- ]good) (?:[\w-]+ ){0,2}?(?:is|are|gets?|be) "
                       r"(?:restored|reinstated|redeployed|put back|brought back|re-?enabled))"
@@ -98,9 +99,9 @@ GATE = re.compile(r"(?<![a-z])(?:(?:hold|held|block|gate|pause|freeze|delay)\w{0
                   + _RELEASE + r"(?: [\w-]+){0,3}? only|only " + _RELEASE + r"|" + _RELEASE +
                   r" nothing|no[- ]go|go/no-go|not before|"
                   r"gated on|gate it on|"
-                  r"stays? (?:held|off|gated|dark|at|live|up|serving|on)|"
+                  r"stays? (?:held|off|gated|dark|at|live|up|serving|on|unreleased|out)|"
                   r"(?<![a-z])off (?:for|during|in) (?:\w+ ){0,3}?(?=until|till|unless)|"
-                  r"keep [^.\n]{0,40}(?:off|serving|pinned|on the old|on the previous))"
+                  r"keep [^.\n]{0,40}(?:off|serving|pinned|on the old|on the previous|out of production))"
                   r"[^.\n]{0,160}?(?<![a-z])(?:until|till|til|unless|only if|only after|only when|once|after|before|"
                   r"without|(?<=again )if|"
                   r"(?<=only )(?:when|if))(?![a-z])"
