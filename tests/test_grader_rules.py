@@ -155,6 +155,11 @@ MECHANISMS = [
     # an analogy from the writer's own field is no wrong class
     ("fairness-starvation", "I've seen this in network QoS too. Here the cores are at 95%, strict priority always "
      "serves interactive first, so batch only gets what is left over and its p99 doubles.", True),
+    # a wrong class in scare quotes is named to be doubted, not put forward
+    ("average-hides-tail", "I once lost a day chasing 'noise' on a graph like this. The 2% of docs prompts miss every "
+     "bucket and run the generic fallback, so p99 lands on them.", True),
+    ("average-hides-tail", "It is noise. The 2% of docs prompts miss every bucket and run the generic fallback, so "
+     "p99 lands on them.", False),
     # a textbook definition or a general truth is no claim about this case
     ("fairness-starvation", "Strict priority is a scheduling policy in which the higher class is always served first, "
      "so a lower class starves whenever the load is high, which is why its tail grows.", False),

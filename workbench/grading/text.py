@@ -144,6 +144,8 @@ def asserted(text: str, term: str) -> bool:
         before, after = text[max(0, m.start() - 60):m.start()], text[m.end():m.end() + 100]
         if any(a < m.start() < b for a, b in guesses) or _ANALOGY_AFTER.search(text[m.end():m.end() + 260]):
             continue
+        if text[m.start() - 1:m.start()] in ("'", '"') and text[m.end():m.end() + 1] in ("'", '"'):
+            continue  # in scare quotes ("chasing 'noise'"): named to be doubted, not put forward
         if not (_NEG.search(before[-40:]) or _DISMISS_BEFORE.search(before) or _DISMISS_AFTER.search(after)):
             return True
     return False
