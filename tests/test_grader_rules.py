@@ -160,6 +160,9 @@ MECHANISMS = [
      "bucket and run the generic fallback, so p99 lands on them.", True),
     ("average-hides-tail", "It is noise. The 2% of docs prompts miss every bucket and run the generic fallback, so "
      "p99 lands on them.", False),
+    # someone else's wrong guess is not the candidate's claim
+    ("average-hides-tail", "Everybody blamed the network for a week. The 2% of docs prompts miss every bucket and "
+     "run the generic fallback, so p99 lands on them.", True),
     # a textbook definition or a general truth is no claim about this case
     ("fairness-starvation", "Strict priority is a scheduling policy in which the higher class is always served first, "
      "so a lower class starves whenever the load is high, which is why its tail grows.", False),

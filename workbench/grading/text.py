@@ -105,6 +105,9 @@ _DISMISS_BEFORE = re.compile(r"(?<![a-z])(?:mistaken for|mistake it for|rather t
                              r"(?:under|below)(?: the)?(?: [\w'-]+)? (?=$)|"  # 'up 2%, under dashboard noise'
                              r"isn'?t|wasn'?t|not|no|"
                              r"nor|never|"
+                             # someone else's wrong guess: 'everybody blamed the network for a week'
+                             r"(?:everybody|everyone|people|they|others|ops|management|the team) "
+                             r"(?:first )?(?:blamed|suspected|assumed|thought it was)|"
                              r"without|nothing to do with|unlike)(?![a-z])[^.;]{0,25}$")
 _DISMISS_AFTER = re.compile(r"^[^.;]{0,30}?(?<![a-z])(?:is|was|can be|has been)? ?(?:ruled out|excluded|not (?:it|the "
                             r"(?:cause|issue|problem))|isn'?t (?:it|the (?:cause|issue|problem))|"
