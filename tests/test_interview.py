@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 from workbench.grading.drills import load_drills
 from workbench.grading.interview import Interview
@@ -64,6 +65,20 @@ def test_a_corrected_mechanism_counts_and_a_wrong_class_said_last_still_voids_it
     assert not iv.grade.elements["mechanism"].present
 
 
+def _wait_until_blocked(pid: int, timeout: float = 10.0) -> None:
+    """Wait until the child sleeps (blocked reading the terminal), as a person's Ctrl-C at a prompt finds it. A SIGINT
+    that lands after Python's last signal check but before it enters read() only sets a flag, and the read then waits
+    for input: CPython's own window, seen here about once in five runs on a loaded machine, where a person would
+    simply press Ctrl-C again. Linux's /proc tells the state; elsewhere this returns at once."""
+    stat, deadline = Path(f"/proc/{pid}/stat"), time.time() + timeout
+    while stat.exists() and time.time() < deadline:
+        if stat.read_text().rsplit(")", 1)[1].split()[0] == "S":
+            time.sleep(0.05)  # and still asleep a moment later: in read(), not between two writes
+            if stat.read_text().rsplit(")", 1)[1].split()[0] == "S":
+                return
+        time.sleep(0.01)
+
+
 def _drive(cmd: list[str], env: dict, steps: list[tuple[str, str | None]], timeout: float = 120.0) -> tuple[str, int]:
     """Run cmd on a pseudo-terminal; for each (expected text, line to send) wait for the text, then send."""
     pid, fd = pty.fork()
@@ -84,6 +99,7 @@ def _drive(cmd: list[str], env: dict, steps: list[tuple[str, str | None]], timeo
                     except OSError:
                         break
             if send == "^C":
+                _wait_until_blocked(pid)
                 os.kill(pid, signal.SIGINT)
             elif send is not None:
                 os.write(fd, send.encode())
