@@ -14,13 +14,14 @@ from __future__ import annotations
 import sys
 import tomllib
 from pathlib import Path
+from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from workbench.grading.drills import load_drills  # noqa: E402
 from workbench.grading.evaluate import load_corpus  # noqa: E402
-from workbench.grading.grader import ELEMENTS, grade  # noqa: E402
+from workbench.grading.grader import ELEMENTS, Grade, grade  # noqa: E402
 
 LABELS = ROOT / "tests" / "grader_labels"
 
@@ -34,17 +35,28 @@ def load_annotators(folder: Path = LABELS / "agreement") -> dict[str, dict[str, 
     return out
 
 
-def agreement(brief: str | None = None) -> tuple[int, dict[str, dict[str, float]]]:
-    """(answers, {element or 'verdict': {pair name: share of answers on which the pair agrees}}).
+class Sample(NamedTuple):
+    """The relabelled answers (those whose labels came from ``brief``, or all), with every reading and the grade."""
 
-    ``brief`` keeps only the answers whose labels came from that brief file (both annotators').
-    """
+    ids: list[str]
+    corpus: dict[str, dict]
+    notes: dict[str, dict[str, dict]]
+    graded: dict[str, Grade]
+
+
+def sample(brief: str | None = None) -> Sample:
+    """The answers both annotators relabelled (those labelled from ``brief`` when given), graded once."""
     notes = load_annotators()
     corpus = {a["id"]: a for a in load_corpus(LABELS)}
     drills = load_drills()
     ids = sorted(set.intersection(*(set(n) for n in notes.values())))
     ids = [i for i in ids if brief is None or all(n[i]["brief"] == brief for n in notes.values())]
-    graded = {i: grade(drills[corpus[i]["drill"]], corpus[i]["text"]) for i in ids}
+    return Sample(ids, corpus, notes, {i: grade(drills[corpus[i]["drill"]], corpus[i]["text"]) for i in ids})
+
+
+def agreement(s: Sample) -> dict[str, dict[str, float]]:
+    """{element or 'verdict': {pair name: share of answers on which the pair agrees}}."""
+    ids, corpus, notes, graded = s
     table: dict[str, dict[str, float]] = {}
     for e in (*ELEMENTS, "verdict"):
         def writer(i: str, e: str = e):
@@ -64,19 +76,14 @@ def agreement(brief: str | None = None) -> tuple[int, dict[str, dict[str, float]
                 fa, fb = readers[names[a]], readers[names[b]]
                 row[f"{names[a]} ~ {names[b]}"] = sum(fa(i) == fb(i) for i in ids) / len(ids)
         table[e] = row
-    return len(ids), table
+    return table
 
 
-def against_consensus(brief: str | None = None) -> dict[str, tuple[int, float, float]]:
+def against_consensus(s: Sample) -> dict[str, tuple[int, float, float]]:
     """Per element: (answers on which writer and both annotators agree, the grader's accuracy on those, the grader's
     accuracy against the majority of the three readings on every answer). Where three readings agree the label is
     not in doubt, so a grader error there is the grader's own."""
-    notes = load_annotators()
-    corpus = {a["id"]: a for a in load_corpus(LABELS)}
-    drills = load_drills()
-    ids = sorted(set.intersection(*(set(n) for n in notes.values())))
-    ids = [i for i in ids if brief is None or all(n[i]["brief"] == brief for n in notes.values())]
-    graded = {i: grade(drills[corpus[i]["drill"]], corpus[i]["text"]) for i in ids}
+    ids, corpus, notes, graded = s
     out = {}
     for e in ELEMENTS:
         votes = {i: [corpus[i]["labels"][e], *(n[i]["labels"][e] for n in notes.values())] for i in ids}
@@ -89,7 +96,8 @@ def against_consensus(brief: str | None = None) -> dict[str, tuple[int, float, f
 
 def main() -> None:
     brief = sys.argv[sys.argv.index("--brief") + 1] if "--brief" in sys.argv[:-1] else None
-    n, table = agreement(brief)
+    s = sample(brief)
+    n, table = len(s.ids), agreement(s)
     pairs = list(next(iter(table.values())))
     print(f"{n} answers relabelled blind by {len(load_annotators())} annotators"
           + (f" (labels from {brief})" if brief else "") + "; share of answers on which each pair agrees")
@@ -98,7 +106,7 @@ def main() -> None:
         print(f"{e:<10} " + " ".join(f"{row[p]:24.3f}" for p in pairs))
     print("\nthe grader against three readings (the writer and two annotators, all blind helpers)")
     print(f"{'element':<10} {'all three agree':>16} {'grader there':>13} {'grader ~ majority':>18}")
-    for e, (k, there, majority) in against_consensus(brief).items():
+    for e, (k, there, majority) in against_consensus(s).items():
         print(f"{e:<10} {k:>10} / {n:<3} {there:13.3f} {majority:18.3f}")
 
 
