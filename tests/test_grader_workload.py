@@ -38,6 +38,22 @@ CASES = [
     ("batching-queueing-delay", "The API stream's p99 went up after the change.", True),
     # the shape-drift drill's workload in plain words: the requests and their lengths
     ("compiler-runtime-mapping", "Request lengths grew, and the slowest 1% went from about 1.8 ms to 4.2 ms.", True),
+    # a metric that moved the good way is what the change bought, not the regression: by its words or its figures
+    ("recompile-storm", "For chat traffic, p95 improved from 5.7 to 3.1 ms.", False),
+    ("fairness-starvation", "Interactive requests did well: their p99 went from 426 ms to 67 ms.", False),
+    ("chunked-prefill-ttft", "For the document tenant, goodput rose from 58% to 75%.", False),
+    # ... and the other side of the trade stated next is the regression, its metric left implied
+    ("fairness-starvation", "Strict priority moved the wait. Interactive p99 went 426 -> 67 ms, batch 430 -> 842 ms. "
+     "The mean did not move.", True),
+    ("chunked-prefill-ttft", "For the document tenant, goodput fell from 75% to 58%.", True),
+    # 'slow' is no SLO: a slower path is the mechanism, not the regressed metric
+    ("average-hides-tail", "The docs tenant's long prompts miss the buckets. The generic path is slower, down from "
+     "the fast lanes. Fix: add buckets.", False),
+    # the tail in plain words
+    ("static-placement-imbalance", "The short prompts got slower: their worst-case times went from 1.4 to 2.7 ms.",
+     True),
+    # the good move and the bad one in one sentence: the bad one counts, in either unit
+    ("recompile-storm", "For chat, p95 got better while p99 went from 15 ms to 1.04 s.", True),
 ]
 
 

@@ -24,12 +24,51 @@ _SIZE_WORD = re.compile(r"(?<![a-z])(?:doubled|tripled|quadrupled|(?:two|three|f
                         r"\d+(?:\.\d+)?\s?x|a lot|sharply|dramatically|massively|hugely|significantly|"
                         r"substantially|blew up|blows up|explod\w*)(?![a-z])")
 # the tail-driver table is no tail latency ('tail drivers show memory_contention going from 1% to 46%')
-_METRIC_WORD = {"tail": r"tail(?! driver)"}
+_METRIC_WORD = {"tail": r"tail(?! driver)", "slo": r"slo(?!w)"}  # and the SLO is no 'slow'
+_PLAIN_METRICS = ("worst-case", "worst case", "worst 1%", "worst one", "response time")  # the tail in plain words
 _NOT_REGRESSED = ("utilisation", "utilization", "queue", "throughput")
 _TOKEN_METRICS = ("ttft", "itl", "tpot", "goodput", "first token", "first-token", "inter-token")
 _LEVEL = re.compile(r"(?<![a-z])(?:is|at|of|=|was)\s~?\d+(?:\.\d+)?\s?(?:ms|s)$")
 _CHANGE = re.compile(r"(?<![a-z])(?:now|before|baseline|vs|versus|compared|from|up|down|instead|used to|over|above|"
                      r"past|beyond|more than|plus|but|while|whereas|better|improved)(?![a-z])")
+
+
+_BETTER = re.compile(r"(?<![a-z])(?:improv\w*|better|recovered|faster)(?![a-z])")
+_WORSE = re.compile(r"(?<![a-z])(?:regress\w*|worse\w*|degrad\w*|slower|longer|blew|explod\w*|balloon\w*)(?![a-z])")
+_UP = re.compile(r"(?<![a-z])(?:rose|ris\w+|increas\w*|doubled|tripled|quadrupled|up|jump\w*|grew|grow\w*|spik\w*|"
+                 r"climb\w*|higher)(?![a-z])")
+_DOWN = re.compile(r"(?<![a-z])(?:down|dropped|fell|lower|shrank|shrunk|reduced|decreased|halved)(?![a-z])")
+_PAIR = re.compile(r"(\d+(?:\.\d+)?)\s?(ms|s|us|µs)?\s?(?:->|→|to)\s?~?(\d+(?:\.\d+)?)\s?(ms|s|us|µs)?(?![a-z])")
+_SCALE = {"s": 1000.0, "ms": 1.0, "us": 0.001, "µs": 0.001}
+
+
+def _rise(pair: re.Match) -> float:
+    """How far a 'from A to B' pair rose, in milliseconds when it carries a time unit (negative: it fell)."""
+    a, ua, b, ub = pair.groups()
+    return float(b) * _SCALE[ub or ua or "ms"] - float(a) * _SCALE[ua or ub or "ms"]
+
+
+def _improved(n: str, x: re.Match) -> bool:
+    """A metric that moved the good way ('p95 improved from 5.7 to 3.1 ms', 'interactive p99 426 -> 67'): evidence
+    that the change bought something, not the regression. Goodput and hit rate are better higher, the rest lower.
+    The other side of the trade stated next, with its metric left implied ('interactive p99 245 -> 27 ms, docs
+    255 -> 495'), is the regression."""
+    near = x.group()
+    higher_better = near.startswith(("goodput", "hit rate"))
+    up, down = (_DOWN, _UP) if higher_better else (_UP, _DOWN)  # the words of the bad move and the good one
+    if _WORSE.search(near) or up.search(near):
+        return False
+    pairs = list(_PAIR.finditer(n, x.start()))
+    if pairs and pairs[0].start() <= x.end() + 3:
+        better = _rise(pairs[0]) > 0 if higher_better else _rise(pairs[0]) < 0
+        return better and not any(_rise(p) < 0 if higher_better else _rise(p) > 0 for p in pairs[1:])
+    return bool(_BETTER.search(near) or down.search(near))
+
+
+def _moves(n: str) -> list[re.Match]:
+    """Each metric's stated move, one per metric word, overlapping ('p95 got better while the chat p99 went from
+    15 ms to over a second' holds two)."""
+    return [x for x in (_NEAR.match(n, w.start()) for w in _METRIC_AT.finditer(n)) if x]
 
 
 def _level_only(n: str, near: str) -> bool:
@@ -42,8 +81,9 @@ def _level_only(n: str, near: str) -> bool:
 # the metric that regressed is a latency or the SLO (TTFT, ITL, goodput for the token drills), not a busy core,
 # a queue or the throughput a change bought ('utilisation went from 73% to 43%' is evidence, not the regression)
 _METRIC = "|".join(_METRIC_WORD.get(m, re.escape(m)) for m in METRICS if m not in _NOT_REGRESSED) + "|" + \
-    "|".join(_TOKEN_METRICS)
+    "|".join(_TOKEN_METRICS + _PLAIN_METRICS)
 _MOVED = "|".join(re.escape(d) for d in DIRECTION) + r"|\d+(?:\.\d+)?\s?(?:x|%|ms|s)\b|->|\d(?:\.\d+)? to \d"
+_METRIC_AT = re.compile(rf"(?<![a-z])(?:{_METRIC})")
 _NEAR = re.compile(rf"(?<![a-z])(?:{_METRIC})\w{{0,12}}(?:\W{{1,4}}\w{{1,40}}){{0,8}}?\W{{1,4}}(?:{_MOVED})")
 # the metric's figures given somewhere, in either order ('chat at about 40 ms p99, before about 5.5')
 _FIGURED = re.compile(rf"\d(?:\.\d+)?\s?(?:ms|s)\W+(?:\w+\W+){{0,2}}?(?:{_METRIC})|(?:{_METRIC})\W+(?:\w+\W+){{0,3}}?"
@@ -57,7 +97,7 @@ def workload(segs: list[str], norms: list[str], drill: Drill, stuffed: bool = Fa
     for s, n in zip(segs, norms, strict=True):
         # the moved metric here (not a rollback's "if p99 goes above"); a comma run of figures ("p99 15 -> 1040 ms,
         # p95 5.7 -> 3.1") is data, not a run of bare terms, unless the whole answer is such runs
-        m = _NEAR.search(n)
+        m = next((x for x in _moves(n) if not _improved(n, x)), None)
         if not m or (bare_run(n) and (stuffed or not FIGURES.search(n) or WORD_CHAIN.search(n))) or \
                 CONDITIONAL.search(n[:m.start()]) or _level_only(n, m.group()):
             continue
