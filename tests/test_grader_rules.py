@@ -172,6 +172,9 @@ MECHANISMS = [
      "class waits and its p99 grows.", False),
     ("fairness-starvation", "Here the cores are at 95% and strict priority always serves interactive first, so batch "
      "starves and its p99 doubled.", True),
+    # 'pct' is a percentage, and a prompt that doesn't fit any bucket misses every bucket
+    ("average-hides-tail", "Those prompts are 2 pct of requests and they don't fit any compiled bucket, so they run "
+     "several times slower, and 2 pct is more than the 1 pct the p99 looks at.", True),
 ]
 
 
@@ -223,6 +226,10 @@ def test_a_short_stem_is_not_a_prefix_and_british_hyphens_are_read():
     assert phrase("aging").search(norm("add aging to the batch queue"))
     assert phrase("cores").search(norm("one core is hot"))
     assert phrase("preempt").search(norm("the scheduler pre-empts a running request"))
+    assert norm("2 pct, 3 percent and 4 per cent") == " 2%, 3% and 4% "
+    assert phrase("miss every").search(norm("those prompts don't fit any of the buckets"))
+    assert phrase("miss every").search(norm("it doesnt match a compiled shape"))
+    assert not phrase("miss every").search(norm("they do fit a bucket"))
 
 
 def test_a_run_on_answer_keeps_its_fix_apart_from_its_rollback():

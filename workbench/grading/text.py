@@ -27,12 +27,19 @@ NEGATIONS = ("not", "no", "isn't", "isnt", "aren't", "wasn't", "won't", "wouldn'
 _NEG = re.compile(r"(?<![a-z])(?:" + "|".join(re.escape(n) for n in NEGATIONS) + r")(?![a-z])")
 
 
+_FITS_NONE = re.compile(r"(?<![a-z])(?:do|does|did|wo|would)(?:n't|nt| not) (?:hit|match|fit|land in|fall in|"
+                        r"fall into|map to|map onto) (?:any|a)(?: of the)? ")
+
+
 def norm(text: str) -> str:
-    """Lower case, arrows and quotes unified, numbers spaced from comparison signs, long words cut."""
+    """Lower case, arrows and quotes unified, numbers spaced from comparison signs and units, percentages written
+    one way, long words cut."""
     t = _LONG.sub(lambda m: m.group()[:MAX_WORD], text.lower())
     t = t.replace("-->", "\u2192").replace("->", "\u2192").replace("=>", "\u2192").replace("\u2019", "'")
     t = re.sub(r"\s*([<>])\s*(?=\d)", r" \1 ", t)  # seq>512 -> seq > 512 (arrows are out of the way)
     t = re.sub(r"(?<=\d)(?=(?:gib|gb|mib|mb|ms|us|tb/s|gb/s)(?![a-z]))", " ", t)  # 32gb -> 32 gb
+    t = re.sub(r"(?<=\d) ?(?:pct|percent|per cent)(?![a-z])", "%", t)  # 2 pct, 2 percent -> 2%
+    t = _FITS_NONE.sub("miss every ", t)  # 'they don't fit any bucket' is 'they miss every bucket'
     t = t.replace("\u2192", " -> ")
     t = re.sub(r"(?<![a-z])pre-empt", "preempt", t)  # British hyphenation: pre-empted = preempted
     t = re.sub(r"\s+", " ", t)
