@@ -445,6 +445,17 @@ def test_the_evidence_read_back_is_no_artifact():
     assert not grade(drill, table).elements["artifact"].present
     wanted = "I'd want the per-model tail-driver breakdown from a same-seed run on both memory sizes."
     assert grade(drill, wanted).elements["artifact"].present
+    # the scenario's own benchmark, described, and a batch that runs longer, are no runs made
+    pwf = D["precision-win-without-fallback"]
+    told = "The benchmark was on synthetic prompts; production prompts are longer and miss the INT8 buckets."
+    assert not grade(pwf, told).elements["artifact"].present
+    redo = "I'd rerun the benchmark on production prompts at the same seed, per bucket."
+    assert grade(pwf, redo).elements["artifact"].present
+    cmc = D["cost-model-misses-contention"]
+    verb = "Under production traffic the four cores share HBM, so batches run a quarter longer than predicted."
+    assert not grade(cmc, verb).elements["artifact"].present
+    noun = "A same-seed run at production traffic, predicted vs measured per batch, shows it."
+    assert grade(cmc, noun).elements["artifact"].present
 
 
 def test_bad_codegen_is_not_the_recompile_storms_class():

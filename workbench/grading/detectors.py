@@ -133,8 +133,14 @@ def _gate_only(n: str) -> bool:
     return bool(gates) and all(any(a <= x < b for a, b in gates) for x in spots)
 
 
+# 'run' the verb of the workload ('batches run a quarter longer', 'they run on the generic path'), not a run made
+_RUNS_ON = re.compile(r"(?<![a-z])(?:batch|batches|requests?|kernels?|cores?|jobs?|it|they|blocks?|models?|prompts?|"
+                      r"decodes?|prefills?|ops|steps|slices?|docs|documents?|tokens?)\s(?:\w+\s)?runs?(?![a-z])")
+
+
 def artifact(segs: list[str], norms: list[str], drill: Drill, stuffed: bool) -> Element:
     for s, n in zip(segs, norms, strict=True):
+        n = _RUNS_ON.sub(lambda m: m.group()[:m.group().rindex("run")], n)
         noun = has(n, EVIDENCE_NOUNS)
         if not noun or (stuffed and bare_run(n)) or _gate_only(n) or (READS_SHOWN.search(n) and
                                                                               not PROPOSES.search(n)):

@@ -155,7 +155,7 @@ PROOF = re.compile(r"(?:^\s*(?:proof|prove|check|artifact|artefact|evidence|to p
 # the evidence already shown, read back ('the run shows 48 loads'), not evidence proposed
 READS_SHOWN = re.compile(r"(?<![a-z])(?:the|this|that|our|in the)"
                          r"(?: whole| same| regressed| current| baseline| new| old)?(?: [\w-]+)?? "
-                         r"(?:run|numbers|table|evidence|counters|split|breakdown)(?![a-z])")
+                         r"(?:run|numbers|table|evidence|counters|split|breakdown|benchmark)(?![a-z])")
 PROPOSES = re.compile(r"(?<![a-z])(?:would|i'd|i would|we'd|we would|let's|i'll|we'll|should|need|want|rerun|re-run|"
                       r"replay\w*|same[- ]seed|prov\w*|proof|confirm\w*|reproduc\w*|compar\w*|plot\w*|dump|sweep\w*|"
                       r"side[- ]by[- ]side|versus|vs|a/b|artifact|artefact|evidence:)(?![a-z])")
