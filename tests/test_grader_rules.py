@@ -258,6 +258,10 @@ def test_a_participle_is_no_experiment_and_a_labelled_mechanism_is_no_fix():
 
 
 FIXES = [
+    # a general truth proposes nothing, even on the drill's fix words; the same words proposed for this case do
+    ("fairness-starvation", "Strict priority is known to starve the lower class, whereas weighted fair queueing "
+     "shares the cores by weight.", False),
+    ("fairness-starvation", "I'd switch back to weighted fair queueing so the batch stream gets its share.", True),
     # an owner and the fix in one sentence: the owner does not make the fix a mere assignment
     ("compiler-runtime-mapping", "The ML compiler team owns the envelope, so they add a 1024 and a 2048 bucket.", True),
     # the first way back has no condition of its own: it is the fix; the second, tied to the condition, is the rollback

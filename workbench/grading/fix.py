@@ -29,6 +29,7 @@ from workbench.grading.lexicon import (
     PROOF,
     REVERT_VERB,
     ROLLBACK_LABEL,
+    TEXTBOOK,
     TURNED,
     TURNED_TO,
     WAY_BACK,
@@ -162,6 +163,8 @@ def fix_sentence(s: str, n: str, drill: Drill, words: frozenset[str], asked: boo
         return False  # it proposes evidence ('I'd get a same-seed run of ...'), and names no fix
     if bare_run(n) and not _fix_line(n, words):
         return False
+    if TEXTBOOK.search(n):
+        return False  # a definition or a general truth ('fusion is a well-known optimisation') proposes nothing
     if _other_fix(n, drill):
         return False
     if tied_way_back(n):  # the conditional way back is the rollback's; what else the sentence proposes may be the fix
