@@ -21,8 +21,8 @@ from workbench.grading.drills import load_drills
 from workbench.grading.evaluate import GOALS, evaluate, load_corpus
 
 LABELS = Path(__file__).parent / "grader_labels"
-NEXT = ("X", "Y", "Z")  # stored for later final scores (grader_eval.py leaves them out too)
-FINAL = "W"  # held out in tests/benchmarks/grader_eval.py (V: scored once 2026-12-04, seventh session)
+NEXT = ("Y", "Z")  # stored for later final scores (grader_eval.py leaves them out too)
+FINAL = "X"  # held out in tests/benchmarks/grader_eval.py (W: scored once 2026-12-04, eighth session)
 BELOW_GOAL = {"workload": 0.88}  # corpus less W, X (1,720) 2026-12-04, seventh session: 0.888; goal 0.9
 
 
@@ -62,7 +62,7 @@ def test_the_second_reading_covers_the_same_answers_with_its_brief_recorded():
     assert len(readings) == 2
     ids = [{x["id"] for x in r["label"]} for r in readings]
     assert ids[0] == ids[1] and len(ids[0]) == 160 and ids[0] <= set(corpus)
-    assert not {corpus[i]["writer"] for i in ids[0]} & {FINAL, *NEXT, "U", "V"}  # sampled before U and V were read
+    assert not {corpus[i]["writer"] for i in ids[0]} & {FINAL, *NEXT, "U", "V", "W"}  # sampled before U, V, W were read
     for r in readings:
         for x in r["label"]:  # each answer labelled from the brief that holds its drill, verdict by the rule
             assert x["brief"] == ("TOKEN_BRIEF.md" if corpus[x["id"]]["drill"] in token else "BRIEF.md"), x["id"]
