@@ -172,6 +172,10 @@ MECHANISMS = [
      "class waits and its p99 grows.", False),
     ("fairness-starvation", "Here the cores are at 95% and strict priority always serves interactive first, so batch "
      "starves and its p99 doubled.", True),
+    # a comparison is not a wrong class: 'bigger than batch's own load' is no 'bigger batches'
+    ("fairness-starvation", "At 95% utilisation strict priority serves interactive first, and the headroom left is "
+     "barely bigger than batch's own load, so batch starves and its p99 doubled.", True),
+    ("fairness-starvation", "The batch stream's p99 doubled because of bigger batches on the cores.", False),
     # 'pct' is a percentage, and a prompt that doesn't fit any bucket misses every bucket
     ("average-hides-tail", "Those prompts are 2 pct of requests and they don't fit any compiled bucket, so they run "
      "several times slower, and 2 pct is more than the 1 pct the p99 looks at.", True),

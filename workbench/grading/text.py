@@ -66,7 +66,8 @@ _NUMBERS = {**{w: str(i) for i, w in enumerate(_WORDS, 1)}, **{str(i): w for i, 
 
 @lru_cache(maxsize=8192)
 def phrase(term: str) -> re.Pattern:
-    """A phrase as a pattern: each word matched from its start (suffixes free), up to two words between."""
+    """A phrase as a pattern: each word matched from its start (suffixes free), up to two words between ('than'
+    not one of them)."""
     words = [w for w in term.lower().split() if w not in _STOP] or term.lower().split()
     parts = []
     for w in words:
@@ -80,7 +81,8 @@ def phrase(term: str) -> re.Pattern:
         elif w in ("gib", "mib"):  # 12 gib = 12 gb
             body = w[0] + "i?b"
         parts.append(r"(?<![a-z0-9])" + body + tail)
-    gap = r"[a-z0-9./%',;:-]{0,W}(?:[\s-]+[^\s]{1,W}){0,2}?[\s-]+".replace("W", str(MAX_WORD))
+    # a comparison is no gap: 'bigger than batch's own load' is not 'bigger batches'
+    gap = r"[a-z0-9./%',;:-]{0,W}(?:[\s-]+(?!than(?![a-z]))[^\s]{1,W}){0,2}?[\s-]+".replace("W", str(MAX_WORD))
     return re.compile(gap.join(parts) if len(parts) > 1 else parts[0])
 
 
