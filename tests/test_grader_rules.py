@@ -176,6 +176,13 @@ MECHANISMS = [
     ("fairness-starvation", "At 95% utilisation strict priority serves interactive first, and the headroom left is "
      "barely bigger than batch's own load, so batch starves and its p99 doubled.", True),
     ("fairness-starvation", "The batch stream's p99 doubled because of bigger batches on the cores.", False),
+    # a chain stated as a first guess and then taken back is not claimed; a wrong first guess turned from still
+    # leaves the chain that follows
+    ("cost-model-misses-contention", "My first instinct was that the four cores share HBM under production load, so "
+     "each batch runs longer than the cost model predicted and p99 grows, but no, I don't buy it: the cost model was "
+     "calibrated on another compiler version.", False),
+    ("cost-model-misses-contention", "My first instinct was a recompile, but no: under production load the four cores "
+     "share HBM, so each batch runs longer than the cost model predicted and p99 grows.", True),
     # 'pct' is a percentage, and a prompt that doesn't fit any bucket misses every bucket
     ("average-hides-tail", "Those prompts are 2 pct of requests and they don't fit any compiled bucket, so they run "
      "several times slower, and 2 pct is more than the 1 pct the p99 looks at.", True),

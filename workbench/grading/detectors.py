@@ -49,7 +49,7 @@ from workbench.grading.lexicon import (
     VAGUE_WORSE,
     WAY_BACK,
 )
-from workbench.grading.text import asserted, bare_run, content_words, find, has, phrase, quote
+from workbench.grading.text import asserted, bare_run, content_words, find, first_guesses, has, phrase, quote
 
 
 @dataclass(frozen=True)
@@ -75,6 +75,19 @@ def _linked(window: str, steps) -> bool:
 CONFIG_LINE = re.compile(r"^\s*(?:\$\s|[a-z_][a-z0-9_.-]*\s?[:=]\s?(?:\[[^\]]*\]|\{[^}]*\}|[\w.'\"%/-]+)\s*(?:#.*)?$)")
 
 
+def _unsaid(norms: list[str]) -> list[str]:
+    """The sentences with each first guess the answer turns from blanked ('my first instinct was HBM contention
+    ..., but no, I don't buy it'): a chain taken back is not claimed."""
+    full = " ".join(norms)
+    for a, b in first_guesses(full):
+        full = full[:a] + " " * (b - a) + full[b:]
+    out, at = [], 0
+    for n in norms:
+        out.append(full[at:at + len(n)])
+        at += len(n) + 1
+    return out
+
+
 def steps_of(drill: Drill) -> list[tuple[str, ...]]:
     """Each chain step's accepted phrasings: the drill's vocabulary and its plain-language lexicon."""
     r = drill.rubric
@@ -92,7 +105,7 @@ def mechanism(drill: Drill, segs: list[str], norms: list[str]) -> Element:
         return Element(False, "", f"'{wrong[0]}' is not the bottleneck class in this scenario; explain the chain "
                                   "that fits what the evidence shows", question)
     # bare terms, settings, textbook definitions and general truths: no argument about this case
-    usable = ["" if bare_run(n) or CONFIG_LINE.match(n) or TEXTBOOK.search(n) else n for n in norms]
+    usable = ["" if bare_run(n) or CONFIG_LINE.match(n) or TEXTBOOK.search(n) else n for n in _unsaid(norms)]
     best: set[int] = set()
     best_window = ""
     for width in (1, 2, 3, 4):

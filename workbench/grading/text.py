@@ -132,8 +132,9 @@ _DISMISS_AFTER = re.compile(r"^[^.;]{0,30}?(?<![a-z])(?:is|was|can be|has been)?
 
 # a first guess the answer then turns from: 'at first I thought it was the front-end ... but then I looked at the cores'
 _FIRST_GUESS = re.compile(r"(?<![a-z])(?:(?:at first|first|initially|originally)[^.;]{0,12}(?:thought|thinking|"
-                          r"suspected|assumed|guess\w*)|my first (?:guess|thought)|i (?:first )?(?:thought|suspected|"
-                          r"assumed)|i(?:'d| would) have (?:guessed|thought|said|assumed|blamed))(?![a-z])")
+                          r"suspected|assumed|guess\w*)|my first (?:guess|thought|instinct)|"
+                          r"i (?:first )?(?:thought|suspected|assumed)|"
+                          r"i(?:'d| would) have (?:guessed|thought|said|assumed|blamed))(?![a-z])")
 # a term inside an analogy the answer then maps onto this case: 'a hash join spills to disk ... aggressive fusion is
 # the same shape of problem'
 _ANALOGY_AFTER = re.compile(r"^[^;]{0,200}?(?<![a-z])(?:(?:is|'s) (?:the )?same "
@@ -145,11 +146,17 @@ _TURN = re.compile(r"(?<![a-z])(?:but|actually|however|turns out|turned out|inst
 _SENTENCE_END = re.compile(r"[.!?;]\s")
 
 
+def first_guesses(text: str) -> list[tuple[int, int]]:
+    """Spans of a first guess the answer then turns from ('my first instinct was HBM contention ..., but no'): from
+    the guess to the turn, at most 300 characters on."""
+    return [(g.start(), t.start()) for g in _FIRST_GUESS.finditer(text)
+            for t in [_TURN.search(text, g.end(), g.end() + 300)] if t]
+
+
 def asserted(text: str, term: str) -> bool:
     """Does the text put ``term`` forward, somewhere, rather than only dismiss it ("not noise", "ruled out", a first
     guess it then turns from)?"""
-    guesses = [(g.start(), t.start()) for g in _FIRST_GUESS.finditer(text)
-               for t in [_TURN.search(text, g.end(), g.end() + 300)] if t]
+    guesses = first_guesses(text)
     for m in phrase(term).finditer(text):
         if _SENTENCE_END.search(m.group()):
             continue  # 'four times more. the cores are idle' does not say 'more cores'
