@@ -183,6 +183,12 @@ MECHANISMS = [
      "calibrated on another compiler version.", False),
     ("cost-model-misses-contention", "My first instinct was a recompile, but no: under production load the four cores "
      "share HBM, so each batch runs longer than the cost model predicted and p99 grows.", True),
+    # the placement drill's tail drivers show no memory contention: HBM contention is a neighbouring drill's class
+    ("static-placement-imbalance", "The short bucket's core is 92% busy, so it pulls most of the memory bandwidth and "
+     "the shared HBM congests, which is why the short requests' p99 went up: memory contention from the hot core.",
+     False),
+    ("static-placement-imbalance", "The short bucket is pinned to one core, which runs at 92% busy, so its queue grows "
+     "and the short requests' p99 went up; it is not memory contention, the tail drivers show core imbalance.", True),
     # 'pct' is a percentage, and a prompt that doesn't fit any bucket misses every bucket
     ("average-hides-tail", "Those prompts are 2 pct of requests and they don't fit any compiled bucket, so they run "
      "several times slower, and 2 pct is more than the 1 pct the p99 looks at.", True),
