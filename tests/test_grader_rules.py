@@ -18,6 +18,7 @@ from workbench.grading.text import norm
 D = load_drills()
 
 ROLLBACKS = [
+    ("Enable the new batcher settings on a canary and flip it again if the canary's p99 does not recover.", True),
     ("We ship behind the plan flag on a canary and revert to the current plan if p99 regresses.", True),
     ("Auto-revert to elementwise on a p95 regression.", True),
     ("Flip back to static placement if canary p99 or per-core memory exceeds baseline.", True),
@@ -275,6 +276,9 @@ def test_a_participle_is_no_experiment_and_a_labelled_mechanism_is_no_fix():
 
 
 FIXES = [
+    # the old settings put back is the fix; flipping them 'again' if the canary does not recover is the rollback
+    ("batching-queueing-delay", "Put the old delay and cap back behind the flag, and flip it again if the canary's "
+     "p99 doesn't recover to around 11 ms.", True),
     # a general truth proposes nothing, even on the drill's fix words; the same words proposed for this case do
     ("fairness-starvation", "Strict priority is known to starve the lower class, whereas weighted fair queueing "
      "shares the cores by weight.", False),

@@ -51,7 +51,7 @@ WAY_BACK = re.compile(r"(?<![a-z])(?:roll(?:s|ed|ing)?[ -]?back|rollback|revert\
                       r"(?:flag|feature|switch|it) (?:goes|go|is|gets|get|turned|switched|flipped) off|"
                       r"(?:stay|sit|stop|remain|hold)\w* (?:at|on) the (?:previous|prior|last|old)|"
                       r"pull\w* (?:it|the (?:change|plan|release|canary|rollout))|stop the (?:rollout|release|canary)|"
-                      r"return\w{0,3} automatic\w*|"
+                      r"return\w{0,3} automatic\w*|(?:flip|switch|toggle)\w* (?:it |the flag |that |this )?again|"
                       r"(?:turn|trip|set)(?:s|ted|ting|ped|ping|ed|ing)? (?:\w+ ){0,4}?back(?! on)|"
                       r"withdr[ae]w\w*|(?:be|is|are|gets?|got) (?:\w+ ){0,2}?(?:restored|reinstated)|"
                       # passive: 'the previous plan is restored'
