@@ -18,6 +18,7 @@ from workbench.grading.text import norm
 D = load_drills()
 
 ROLLBACKS = [
+    ("Ship the new plan on a canary and roll it back if p99 regresses.", True),
     ("Enable the new batcher settings on a canary and flip it again if the canary's p99 does not recover.", True),
     ("We ship behind the plan flag on a canary and revert to the current plan if p99 regresses.", True),
     ("Auto-revert to elementwise on a p95 regression.", True),
@@ -276,6 +277,8 @@ def test_a_participle_is_no_experiment_and_a_labelled_mechanism_is_no_fix():
 
 
 FIXES = [
+    # 'roll the config back' undoes the change as 'roll back the config' does
+    ("batching-queueing-delay", "Roll the batcher config back.", True),
     # the old settings put back is the fix; flipping them 'again' if the canary does not recover is the rollback
     ("batching-queueing-delay", "Put the old delay and cap back behind the flag, and flip it again if the canary's "
      "p99 doesn't recover to around 11 ms.", True),

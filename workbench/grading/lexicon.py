@@ -40,7 +40,7 @@ ACTIONS = ("fix", "add", "lower", "raise", "switch", "move", "cap", "set", "use"
            "put", "run", "let", "stop", "go with", "move to", "return to", "restore", "quantise", "quantize", "try",
            "tile")
 WAY_BACK = re.compile(r"(?<![a-z])(?:roll(?:s|ed|ing)?[ -]?back|rollback|revert\w*|auto-?revert\w*|"
-                      r"(?:switch|flip|go|move|swap|fall|cut|change|put|route|send|shift|bring|drain|dial|scale)"
+                      r"(?:switch|flip|go|move|swap|fall|cut|change|put|route|send|shift|bring|drain|dial|scale|roll)"
                       r"(?:\w*) (?:\w+ ){0,5}?back|back to|back out|undo|"
                       r"(?:keep|restore|return to|pin|use|reinstate|re-enable|redeploy|switch to|flip to|move to|"
                       r"stay on|stay with|stick with|"
@@ -122,7 +122,7 @@ GATE_FIRST = re.compile(r"(?<![a-z])(?:(?:until|till|unless|only (?:once|after|w
 # WAY_BACK, no 'keep the old plan loaded' or kill switch, which prepare a rollback and undo nothing
 REVERT_VERB = re.compile(r"(?<![a-z])(?:revert\w*|roll(?:s|ed|ing)?[ -]?back|undo\w*|restor\w*|return\w* to|"
                          r"reinstat\w*|"
-                         r"(?:go|goes|going|went|put|puts|set|sets|switch\w*|flip\w*|chang\w*|bring\w*|mov\w*|"
+                         r"(?:go|goes|going|went|put|puts|set|sets|switch\w*|flip\w*|chang\w*|bring\w*|mov\w*|roll\w*|"
                          r"dial\w*|turn\w*) (?:\w+ ){0,5}?back|back to)(?![a-z])")
 # a way back offered as a possibility, not proposed ('we can always roll back', 'roll back if needed')
 MAYBE_BACK = re.compile(r"(?:can|could|may|might) (?:always |just )?(?:\w+ )?$|^\W*\w*\W*if (?:needed|necessary|"
