@@ -277,6 +277,11 @@ def test_a_participle_is_no_experiment_and_a_labelled_mechanism_is_no_fix():
 
 
 FIXES = [
+    # a fix clause, then a proof attached to the change: the clause is the fix; a proof alone is not
+    ("compiler-runtime-mapping", "I'd ask the compiler team to add 1024 and 2048 buckets and recompile, and attach a "
+     "same-seed report of hit rates to the change.", True),
+    ("fairness-starvation", "I'd run the weighted and priority configs on the same seed and compare per-stream p99.",
+     False),
     # 'roll the config back' undoes the change as 'roll back the config' does
     ("batching-queueing-delay", "Roll the batcher config back.", True),
     # the old settings put back is the fix; flipping them 'again' if the canary does not recover is the rollback

@@ -77,6 +77,9 @@ _AS_IS = re.compile(r"(?<![a-z])(?:keep|keeps|keeping|leave|leaves|leaving|stay|
                     r"(?![a-z])")
 
 
+_CLAUSE_BREAK = re.compile(r", and (?:then |also )?(?=[a-z])|; |, then ")
+
+
 def _without_gates(n: str) -> str:
     """The sentence with its release gates blanked ('... held back until p99 passes on a replay of prod traffic')."""
     for g in (GATE, GATE_FIRST, HELD):
@@ -159,8 +162,12 @@ def fix_sentence(s: str, n: str, drill: Drill, words: frozenset[str], asked: boo
         # a decision may be the fix itself when it undoes the change ('decision: revert to WFQ; ...'); a rollback
         # line never is
         return bool(_DECISION_LABEL.match(n)) and reverts(without_rollbacks(n), drill.rubric.revert_terms)
-    if PROOF.search(_without_gates(n)) and not _FIX_NOUN.search(n):
-        return False  # it proposes evidence ('I'd get a same-seed run of ...'), and names no fix
+    proof = PROOF.search(_without_gates(n))
+    if proof and not _FIX_NOUN.search(n):
+        # it proposes evidence ('I'd get a same-seed run of ...') and names no fix, unless a clause before the proof's
+        # is a fix of its own ('... rebucket to 1024/2048 and recompile, and attach a same-seed report')
+        cuts = list(_CLAUSE_BREAK.finditer(n, 0, proof.start()))
+        return bool(cuts) and fix_sentence(s, n[:cuts[-1].start()] + " ", drill, words, asked)
     if bare_run(n) and not _fix_line(n, words):
         return False
     if TEXTBOOK.search(n):
