@@ -18,6 +18,7 @@ from workbench.grading.text import norm
 D = load_drills()
 
 ROLLBACKS = [
+    ("Put the old settings back, 2 ms if I remember right.", False),
     ("Ship the new plan on a canary and roll it back if p99 regresses.", True),
     ("Enable the new batcher settings on a canary and flip it again if the canary's p99 does not recover.", True),
     ("We ship behind the plan flag on a canary and revert to the current plan if p99 regresses.", True),
@@ -277,6 +278,11 @@ def test_a_participle_is_no_experiment_and_a_labelled_mechanism_is_no_fix():
 
 
 FIXES = [
+    # 'if I remember right' hedges a figure and ties no condition to the way back; a re-enable has its own condition
+    ("batching-queueing-delay", "Fix: put max_delay_s and max_batch back to the previous values (2 ms and 16 if I "
+     "remember the old config right), and size any future delay from the p99 budget.", True),
+    ("fairness-starvation", "The serving runtime team should revert to WFQ and add a starvation guard, re-enabling "
+     "priority only if a same-seed run shows both streams meeting their p99 targets.", True),
     # a fix clause, then a proof attached to the change: the clause is the fix; a proof alone is not
     ("compiler-runtime-mapping", "I'd ask the compiler team to add 1024 and 2048 buckets and recompile, and attach a "
      "same-seed report of hit rates to the change.", True),

@@ -168,7 +168,9 @@ def artifact(segs: list[str], norms: list[str], drill: Drill, stuffed: bool) -> 
                    "What artifact proves it reproducibly: which run, at which seed, broken down how?")
 
 
-_NEW_CLAUSE = re.compile(r",? and (?:then )?(?:we|i|they|you) |; |(?:,|;) ?(?:and|but|then) ?$")  # a new clause
+# a new clause, or a clause of its own forward step ('..., re-enabling priority only if ...')
+_NEW_CLAUSE = re.compile(r",? and (?:then )?(?:we|i|they|you) |; |(?:,|;) ?(?:and|but|then) ?$|"
+                         r", (?:and )?(?:only )?re-?enabl\w* ")
 
 
 # a metric coming back ('if the rerun brings p99 back to 1.5 ms'), not a way back to the old system

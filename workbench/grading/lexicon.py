@@ -65,7 +65,9 @@ _OBJECT = (r"(?:regress\w*|breach\w*|exceed\w*|spike\w*|degrad\w*|violat\w*|slos
            r"compiles?|recompiles?|starv\w*|utili[sz]ation|throughput|accuracy|tail|slowest|percentile|"
            r"" + _CMP + r" (?:\w+ ){0,3}?(?:\d|the (?:old|previous|baseline|slo|target|current|existing)|slo|target|"
            r"before|baseline|it was|today))")
-CONDITION = re.compile(r"(?<![a-z])(?:(?:(?:if|when|whenever|unless|once|upon|in case|the moment|as soon as|"
+# 'if i remember right' hedges a figure; it is no condition
+CONDITION = re.compile(r"(?<![a-z])(?:(?:(?:if(?! (?:i|we) (?:remember|recall)| i'm not mistaken| memory serves)|"
+                       r"when|whenever|unless|once|upon|in case|the moment|as soon as|"
                        r"until|till|til|in the event|"
                        # formal English puts the verb first: 'reverted should the canary p99 exceed 13 ms'
                        r"(?:should|were)(?= (?:the|a|an|any|it|its|our|p\d{2}|latency|tail|ttft|errors?) ))"
