@@ -278,6 +278,11 @@ def test_a_participle_is_no_experiment_and_a_labelled_mechanism_is_no_fix():
 
 
 FIXES = [
+    # a way back declined, or kept open as a possibility, proposes no fix; one declined for another is still a fix
+    ("recompile-storm", "I would not roll back the recompile change because p95 is better.", False),
+    ("memory-residency-eviction", "We can roll back to the 64 GiB parts if people complain.", False),
+    ("recompile-storm", "I would not keep recompiling on the serving path; instead precompile 1024, 2048 and 4096 "
+     "buckets ahead of time.", True),
     # 'if I remember right' hedges a figure and ties no condition to the way back; a re-enable has its own condition
     ("batching-queueing-delay", "Fix: put max_delay_s and max_batch back to the previous values (2 ms and 16 if I "
      "remember the old config right), and size any future delay from the p99 budget.", True),

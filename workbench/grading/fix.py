@@ -115,7 +115,14 @@ def reverts(n: str, terms: tuple[str, ...]) -> bool:
 _LABEL_ALONE = re.compile(r"(?<![a-z])(?:fix|fixes|change|changes|mitigation|remedy|solution|proposed fix|revert)"
                           r"\s*:\s*$")
 # an escape hatch kept open, not a change proposed ('we could always roll back to the 64 GiB parts')
-_ESCAPE_HATCH = re.compile(r"(?:can|could) always (?:just )?(?:roll|revert|go|switch|flip|move|fall)")
+_ESCAPE_HATCH = re.compile(r"(?:can|could) always (?:just )?(?:roll|revert|go|switch|flip|move|fall)|"
+                           r"(?:can|could) (?:just )?(?:revert|"
+                           r"(?:roll|go|switch|flip|move|fall)\w* (?:\w+ ){0,3}?back)")
+# a proposal declined ('I would not roll back the recompile change'), unless another takes its place
+_DECLINED = re.compile(r"(?:i would|i'd|we would|we'd|we should|should|i will|i'll|we will|we'll) "
+                       r"(?:not|never)(?![a-z])|"
+                       r"(?<![a-z])(?:wouldn't|wouldnt|shouldn't|shouldnt|won't|wont) ")
+_IN_ITS_PLACE = re.compile(r"(?<![a-z])(?:instead|rather|but)(?![a-z])")
 _DECISION_LABEL = re.compile(r"^\s*(?:release decision|release|decision)\s*:")
 
 
@@ -201,6 +208,8 @@ def fix_sentence(s: str, n: str, drill: Drill, words: frozenset[str], asked: boo
     # a proposal ("fix:", "I'd", "we should", an imperative) whose verb acts on this drill's fix words
     first = body.strip().split(" ")[0]  # an imperative opens on the verb's plain form ('add', not 'fused attention')
     proposed = FIX_MARKER.search(n) or (first in _ACTION_FIRST and _ACTION.match(body.strip()))
+    if _DECLINED.search(n) and not _IN_ITS_PLACE.search(n):
+        return False
     return bool(proposed and _acts_on(body, words))
 
 
