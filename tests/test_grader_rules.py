@@ -192,6 +192,14 @@ MECHANISMS = [
      False),
     ("static-placement-imbalance", "The short bucket is pinned to one core, which runs at 92% busy, so its queue grows "
      "and the short requests' p99 went up; it is not memory contention, the tail drivers show core imbalance.", True),
+    # neighbouring classes stated confidently: the recompile storm read as bad placement (its tail-driver table
+    # misfiles the compile stall as core imbalance), strict priority's starvation read as priority inversion
+    ("recompile-storm", "The tail drivers say core imbalance, so the recompiled buckets were placed badly: the new "
+     "buckets pile onto one core, its queue grows and p99 passes a second; rebalance them.", False),
+    ("recompile-storm", "Each new shape triggers a 2 s compile on the serving core, so requests queue behind it and "
+     "p99 passes a second; the core-imbalance row misfiles it, so nothing needs to rebalance.", True),
+    ("fairness-starvation", "This is classic priority inversion: under strict priority at 95% utilisation interactive "
+     "is always served first, so batch requests wait behind it and the batch p99 doubled.", False),
     # 'pct' is a percentage, and a prompt that doesn't fit any bucket misses every bucket
     ("average-hides-tail", "Those prompts are 2 pct of requests and they don't fit any compiled bucket, so they run "
      "several times slower, and 2 pct is more than the 1 pct the p99 looks at.", True),
