@@ -200,6 +200,9 @@ MECHANISMS = [
      "p99 passes a second; the core-imbalance row misfiles it, so nothing needs to rebalance.", True),
     ("fairness-starvation", "This is classic priority inversion: under strict priority at 95% utilisation interactive "
      "is always served first, so batch requests wait behind it and the batch p99 doubled.", False),
+    # in the shape drills 'generic' alone is the generic bucket ('they go generic', 'land in generic')
+    ("average-hides-tail", "The docs prompts are 2% of requests and they go generic, which is several times slower, "
+     "and 2% is more than the 1% the p99 looks at.", True),
     # 'pct' is a percentage, and a prompt that doesn't fit any bucket misses every bucket
     ("average-hides-tail", "Those prompts are 2 pct of requests and they don't fit any compiled bucket, so they run "
      "several times slower, and 2 pct is more than the 1 pct the p99 looks at.", True),
