@@ -203,6 +203,9 @@ MECHANISMS = [
     # in the shape drills 'generic' alone is the generic bucket ('they go generic', 'land in generic')
     ("average-hides-tail", "The docs prompts are 2% of requests and they go generic, which is several times slower, "
      "and 2% is more than the 1% the p99 looks at.", True),
+    # the envelope in plain words: requests that exceed the biggest bucket
+    ("compiler-runtime-mapping", "A fifth of requests now exceed the biggest bucket and run the generic path, which is "
+     "slower, and the requests behind them queue, so p99 doubled.", True),
     # 'pct' is a percentage, and a prompt that doesn't fit any bucket misses every bucket
     ("average-hides-tail", "Those prompts are 2 pct of requests and they don't fit any compiled bucket, so they run "
      "several times slower, and 2 pct is more than the 1 pct the p99 looks at.", True),
