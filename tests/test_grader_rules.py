@@ -206,6 +206,9 @@ MECHANISMS = [
     # the envelope in plain words: requests that exceed the biggest bucket
     ("compiler-runtime-mapping", "A fifth of requests now exceed the biggest bucket and run the generic path, which is "
      "slower, and the requests behind them queue, so p99 doubled.", True),
+    # the leftover capacity in plain or second-language words, or as the low class's effective utilisation
+    ("fairness-starvation", "This is because strict priority: a batch request must wait until no interactive is in "
+     "queue, and cores are 95% busy, so batch p99 become 842 ms.", True),
     # 'pct' is a percentage, and a prompt that doesn't fit any bucket misses every bucket
     ("average-hides-tail", "Those prompts are 2 pct of requests and they don't fit any compiled bucket, so they run "
      "several times slower, and 2 pct is more than the 1 pct the p99 looks at.", True),
