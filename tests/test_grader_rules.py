@@ -91,6 +91,13 @@ def test_a_rollback_is_a_way_back_tied_to_a_condition_or_a_gate(text, present):
 
 
 OWNERS = [
+    # a named role or group that is to own it, with a modal; not a metric 'owned', not someone, not bare infra
+    ("The compiler fusion owner should own the investigation.", True),
+    ("Capacity planning should own the purchase.", True),
+    ("Hardware ops should own it.", True),
+    ("Two percent of traffic is enough to own the p99.", False),
+    ("Someone on the platform side can own it.", False),
+    ("Infra should own it.", False),
     # the team as the subject of the work, in any English
     ("I suggest the ML compiler team adds more buckets.", True),
     ("I'd have the ML compiler lads add a couple of long buckets.", True),

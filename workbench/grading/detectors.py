@@ -234,6 +234,14 @@ _THEIR_CALL = re.compile(r"(?<![a-z])([a-z][a-z/&-]+) (?:team|group|org|lead|on-
                          r"responsibility|problem|fix)(?![a-z])")
 
 
+# a subject that is to own it ('the compiler fusion owner should own it', 'hardware ops should own it')
+_SHOULD_OWN = re.compile(r"(?<!someone )(?<!somebody )(?<!anyone )(?<![a-z])([a-z][a-z-]+(?: [a-z][a-z-]+){0,2}) "
+                         r"(?:should|must|will|needs to|has to|have to|is to|are to|can) own"
+                         r"(?! (?:the )?(?:p\d|tail|slowest|latency|mean))(?![a-z])")
+_VAGUE = {"infra", "infrastructure", "people", "folks", "somebody", "anyone", "everybody", "engineering",
+          "management", "leadership", "i", "we", "you", "he", "she", "they", "us"}
+
+
 def _owner_in(s: str, n: str) -> bool:
     n = _TLDR.sub(" ", _POSSESSIVE_OWN.sub(" ", n))  # 'its own' names no owner; 'tl;dr' is no tech lead
     if n.rstrip().endswith("?"):
@@ -253,6 +261,12 @@ def _owner_in(s: str, n: str) -> bool:
     for m in OWNS.finditer(n):
         subject = m.group(1).split()
         if not set(subject) & NOT_SUBJECT and subject[-1] not in GENERIC:
+            return True
+    for m in _SHOULD_OWN.finditer(n):
+        subject = m.group(1).split()
+        if re.search(r"(?:someone|somebody|anyone|whoever)\W+(?:\w+\W+){0,2}$", n[:m.start()]):
+            continue  # 'someone on the platform side can own it'
+        if not set(subject) & (NOT_SUBJECT | _VAGUE) and subject[-1] not in GENERIC:
             return True
     if re.search(r"(?<![a-z])(?:someone|somebody|whoever)(?![a-z])", n) and not ROLES.search(n):
         return False
