@@ -202,9 +202,10 @@ MECHANISMS = [
     # neighbouring classes stated confidently: the recompile storm read as bad placement (its tail-driver table
     # misfiles the compile stall as core imbalance), strict priority's starvation read as priority inversion
     ("recompile-storm", "The tail drivers say core imbalance, so the recompiled buckets were placed badly: the new "
-     "buckets pile onto one core, its queue grows and p99 passes a second; rebalance them.", False),
+     "buckets pile onto one core, its queue grows and p99 passes a second.", False),
+    # a remedy named beside the right chain is no wrong class: only a cause claimed is
     ("recompile-storm", "Each new shape triggers a 2 s compile on the serving core, so requests queue behind it and "
-     "p99 passes a second; the core-imbalance row misfiles it, so nothing needs to rebalance.", True),
+     "p99 passes a second; the core-imbalance row misfiles it. Later we can rebalance placement too.", True),
     ("fairness-starvation", "This is classic priority inversion: under strict priority at 95% utilisation interactive "
      "is always served first, so batch requests wait behind it and the batch p99 doubled.", False),
     # in the shape drills 'generic' alone is the generic bucket ('they go generic', 'land in generic')
