@@ -91,6 +91,11 @@ def test_a_rollback_is_a_way_back_tied_to_a_condition_or_a_gate(text, present):
 
 
 OWNERS = [
+    # a team that owns a thing, whatever the thing; software that 'owns' it is no one, nor is a metric owned
+    ("ML compiler owns fusion and the cost model.", True),
+    ("I'd have serving platform own adding a replica for surges.", True),
+    ("The compiler owns fusion decisions.", False),
+    ("The docs slice owns the p99 now.", False),
     # a named role or group that is to own it, with a modal; not a metric 'owned', not someone, not bare infra
     ("The compiler fusion owner should own the investigation.", True),
     ("Capacity planning should own the purchase.", True),

@@ -238,6 +238,8 @@ _THEIR_CALL = re.compile(r"(?<![a-z])([a-z][a-z/&-]+) (?:team|group|org|lead|on-
 _SHOULD_OWN = re.compile(r"(?<!someone )(?<!somebody )(?<!anyone )(?<![a-z])([a-z][a-z-]+(?: [a-z][a-z-]+){0,2}) "
                          r"(?:should|must|will|needs to|has to|have to|is to|are to|can) own"
                          r"(?! (?:the )?(?:p\d|tail|slowest|latency|mean))(?![a-z])")
+_TOOLS = {"compiler", "runtime", "scheduler", "batcher", "autoscaler", "dispatcher", "ci", "pipeline", "system",
+          "planner", "allocator", "process", "job", "alerting"}
 _VAGUE = {"infra", "infrastructure", "people", "folks", "somebody", "anyone", "everybody", "engineering",
           "management", "leadership", "i", "we", "you", "he", "she", "they", "us"}
 
@@ -260,6 +262,8 @@ def _owner_in(s: str, n: str) -> bool:
         return True
     for m in OWNS.finditer(n):
         subject = m.group(1).split()
+        if subject[-1] in _TOOLS and (len(subject) == 1 or subject[-2] in ("the", "our", "a")):
+            continue  # 'the compiler owns fusion decisions' names software, not who is accountable
         if not set(subject) & NOT_SUBJECT and subject[-1] not in GENERIC:
             return True
     for m in _SHOULD_OWN.finditer(n):

@@ -204,7 +204,8 @@ OWNER_THAT = re.compile(r"(?<![a-z])(?:team|group|people|folks|engineers|crew|sq
                         r"(?:runs?|owns?|operates?|maintains?|manages?|built|builds?|wrote|looks? after|"
                         r"is responsible for|are responsible for) (?:the |our |this )?[a-z]")
 # "serving runtime owns the batcher": a subject that owns something (checked: not a core, a bucket or a pronoun)
-OWNS = re.compile(r"([a-z][a-z-]+(?: [a-z][a-z-]+){0,2}) owns? (?:the |this|it|that|placement|scheduling|batching)")
+OWNS = re.compile(r"([a-z][a-z-]+(?: [a-z][a-z-]+){0,2}) owns? (?!(?:the |its |their )?(?:p\d|tail|slowest|latency|"
+                  r"mean|median|percentile|queue|core|bucket)|up\b)(?:the |this|it|that|[a-z])")
 NOT_SUBJECT = {"core", "bucket", "kernel", "stream", "model", "batch", "request", "queue", "slice", "tenant", "that",
                "which", "it", "this", "who", "nobody", "someone", "somebody", "everyone", "one", "to", "sure", "not",
                "should", "will", "would", "can", "could", "must", "might", "may", "always", "never", "i", "we", "you",
