@@ -519,6 +519,13 @@ def test_the_evidence_read_back_is_no_artifact():
     assert not grade(drill, table).elements["artifact"].present
     wanted = "I'd want the per-model tail-driver breakdown from a same-seed run on both memory sizes."
     assert grade(drill, wanted).elements["artifact"].present
+    # a proof proposed as a procedure, its noun left out, is an artifact when it says how it reproduces
+    fs = D["fairness-starvation"]
+    assert grade(fs, "Proof: same-seed runs of WFQ, strict priority and FIFO, p99 and mean wait per stream."
+                 ).elements["artifact"].present
+    assert grade(drill, "I'd prove it by running the same seeded traffic on the big and small cards and counting "
+                        "the loads per model.").elements["artifact"].present
+    assert not grade(drill, "I'd prove it by running it again.").elements["artifact"].present
     # the scenario's own benchmark, described, and a batch that runs longer, are no runs made
     pwf = D["precision-win-without-fallback"]
     told = "The benchmark was on synthetic prompts; production prompts are longer and miss the INT8 buckets."

@@ -151,10 +151,16 @@ _RUNS_ON = re.compile(r"(?<![a-z])(?:batch|batches|requests?|kernels?|cores?|job
                       r"decodes?|prefills?|ops|steps|slices?|docs|documents?|tokens?)\s(?:\w+\s)?runs?(?![a-z])")
 
 
+# a proof proposed as a procedure, its noun left out: 'proof: same-seed runs of ...', 'I'd prove it by running ...'
+_PROVE_BY = re.compile(r"^\W*(?:proof|to prove it|evidence|artifact|artefact)\s*:|"
+                       r"(?<![a-z])(?:prove|show) (?:it|this|that) by "
+                       r"(?:running|rerunning|replaying|comparing)(?![a-z])")
+
+
 def artifact(segs: list[str], norms: list[str], drill: Drill, stuffed: bool) -> Element:
     for s, n in zip(segs, norms, strict=True):
         n = _RUNS_ON.sub(lambda m: m.group()[:m.group().rindex("run")], n)
-        noun = has(n, EVIDENCE_NOUNS)
+        noun = has(n, EVIDENCE_NOUNS) or (_PROVE_BY.search(n) and "prove")  # 'prove it by running ... same seed'
         if not noun or (stuffed and bare_run(n)) or _gate_only(n) or (READS_SHOWN.search(n) and
                                                                               not PROPOSES.search(n)):
             continue  # no evidence; only a release gate's; or the evidence shown, read back ('the run shows ...')
