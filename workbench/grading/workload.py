@@ -24,7 +24,7 @@ _SIZE_WORD = re.compile(r"(?<![a-z])(?:doubled|tripled|quadrupled|(?:two|three|f
                         r"\d+(?:\.\d+)?\s?x|a lot|sharply|dramatically|massively|hugely|significantly|"
                         r"substantially|blew up|blows up|explod\w*)(?![a-z])")
 # the tail-driver table is no tail latency ('tail drivers show memory_contention going from 1% to 46%')
-_METRIC_WORD = {"tail": r"tail(?! driver)", "slo": r"slo(?!w)"}  # and the SLO is no 'slow'
+_METRIC_WORD = {"tail": r"tail(?! driver)"}
 _PLAIN_METRICS = ("worst-case", "worst case", "worst 1%", "worst one", "response time")  # the tail in plain words
 _NOT_REGRESSED = ("utilisation", "utilization", "queue", "throughput")
 _TOKEN_METRICS = ("ttft", "itl", "tpot", "goodput", "first token", "first-token", "inter-token")
@@ -84,7 +84,8 @@ _METRIC = "|".join(_METRIC_WORD.get(m, re.escape(m)) for m in METRICS if m not i
     "|".join(_TOKEN_METRICS + _PLAIN_METRICS)
 _MOVED = "|".join(re.escape(d) for d in DIRECTION) + r"|\d+(?:\.\d+)?\s?(?:x|%|ms|s)\b|->|\d(?:\.\d+)? to \d"
 _METRIC_AT = re.compile(rf"(?<![a-z])(?:{_METRIC})")
-_NEAR = re.compile(rf"(?<![a-z])(?:{_METRIC})\w{{0,12}}(?:\W{{1,4}}\w{{1,40}}){{0,8}}?\W{{1,4}}(?:{_MOVED})")
+_NEAR = re.compile(rf"(?<![a-z])(?:{_METRIC})(?:s|es|ing|ed)?(?![a-z])"  # a metric word and its inflections
+                   rf"(?:\W{{1,4}}\w{{1,40}}){{0,8}}?\W{{1,4}}(?:{_MOVED})")
 # the metric's figures given somewhere, in either order ('chat at about 40 ms p99, before about 5.5')
 _FIGURED = re.compile(rf"\d(?:\.\d+)?\s?(?:ms|s)\W+(?:\w+\W+){{0,2}}?(?:{_METRIC})|(?:{_METRIC})\W+(?:\w+\W+){{0,3}}?"
                       rf"\d(?:\.\d+)?\s?(?:ms|s)(?![a-z])")
