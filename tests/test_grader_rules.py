@@ -415,6 +415,20 @@ FIXES = [
     ("memory-residency-eviction", "We keep the 64 GiB machines in service until the trial is over.", False),
     ("memory-residency-eviction", "Keep the 64 GiB machines serving and put the embedding model on a separate "
                                   "accelerator.", True),
+    # 'I'd guess', 'I'd say' give an opinion, not a proposal; what follows it may still propose
+    ("fusion-memory-bursts", "The deeper fusion likely makes the attention kernel's working set too big for on-chip "
+                             "memory, so I'd guess it spills to HBM.", False),
+    ("fusion-memory-bursts", "I'd say we should tile the attention kernel.", True),
+    # a fix noun as the subject of its own verb describes it; a verb after a modal, or a participle, acts on it
+    ("precision-win-without-fallback", "The INT8 buckets stop at 512, so long prompts run the generic path.", False),
+    ("precision-win-without-fallback", "INT8 buckets for 1024 and 2048 should be built before release.", True),
+    ("precision-win-without-fallback", "The quantisation lead builds INT8 buckets for 1024 and 2048.", True),
+    # any mention of the fix may be the one acted on, not only the first
+    ("fusion-memory-bursts", "Aggressive fusion waits for p95 within 5% of elementwise; meanwhile make elementwise "
+                             "the default.", True),
+    # 'look at' a proof is no fix; 'look at' doing something is a task
+    ("static-placement-imbalance", "I'd have the compiler team look at spreading the short bucket over three cores.",
+     True),
 ]
 
 

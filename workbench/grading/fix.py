@@ -70,6 +70,22 @@ _FIX_NOUN = re.compile(r"(?<![a-z])(?:fix|fixes|solution|remedy|mitigation|to fi
                        r"meanwhile|ship|recommend)(?![a-z])")
 
 
+# a clause of consequence or reason: 'int8 buckets stop at 512, so prompts miss and run the generic path'
+_CONSEQUENCE = re.compile(r",? (?:so|because|since|which|hence|thus|whereas|while) |$")
+_AUX = re.compile(r"(?<![a-z])(?:should|must|to|be|been|get|gets|will|need|needs|can|could|would|we|i|you|they)\s"
+                  r"(?:\w+\s)?$")
+
+
+def _acted(after: str) -> str:
+    """What follows a fix noun, kept only where it acts on it: a participle ('buckets 1024 and 2048 added') or a verb
+    after a modal or a subject ('int8 buckets should be built', 'WFQ, which we restore'); a verb of which the noun is
+    the subject ('int8 buckets stop at 512') describes it."""
+    for m in _ACTION.finditer(after):
+        if m.group().endswith("ed") or (m.group() in ACTIONS and _AUX.search(after[:m.start()])):
+            return after
+    return " ".join(w for w in after.split() if not _ACTION.fullmatch(w))
+
+
 _CLAUSE_END = re.compile(r"[.;]|$")
 # what stays as it is while a change is tried ('keep the 64 GiB pool serving until the canary is clean'): no change
 _AS_IS = re.compile(r"(?<![a-z])(?:keep|keeps|keeping|leave|leaves|leaving|stay|stays|staying) (?:on )?"
@@ -123,6 +139,9 @@ _DECLINED = re.compile(r"(?:i would|i'd|we would|we'd|we should|should|i will|i'
                        r"(?:not|never)(?![a-z])|"
                        r"(?<![a-z])(?:wouldn't|wouldnt|shouldn't|shouldnt|won't|wont) ")
 _IN_ITS_PLACE = re.compile(r"(?<![a-z])(?:instead|rather|but)(?![a-z])")
+# an opinion, not a proposal: 'I'd guess it spills', 'what I'd normally accept as noise' ('I'd' proposes nothing here)
+_OPINION = re.compile(r"(?<![a-z])(?:i'd|i would|we'd|we would|i'll|i will)\s(?:\w+\s)?(?:guess|think|say|suspect|"
+                      r"imagine|assume|accept|argue|agree|doubt|wonder|describe|consider|call)(?![a-z])")
 _DECISION_LABEL = re.compile(r"^\s*(?:release decision|release|decision)\s*:")
 
 
@@ -162,6 +181,20 @@ def unbounded(body: str, drill: Drill) -> bool:
     return not has(body, alternatives)  # 'lower the fusion level to elementwise' names where it goes
 
 
+def _acted_on(body: str, masked: str, term: str, m: re.Match) -> bool:
+    """Is this mention of a fix term acted on (proposed), not a proof, a watch or an escape hatch that mentions it? The
+    fix terms' own words are no action (``masked`` blanks them: 'weighted fair queueing' names the fix, it does not
+    propose it) unless the term is itself an action ('add buckets')."""
+    at = m.start()
+    verb = term.strip().lower().split(" ")[0] in ACTIONS
+    after = masked[m.end():at + 60]
+    after = after[:_CONSEQUENCE.search(after + " ").start()]  # what follows 'so' is its effect, not an act on it
+    near = body[max(0, at - 60):at + 60] if verb else masked[max(0, at - 60):at] + " | " + _acted(after)
+    return bool(_ACTION.search(near) or FIX_MARKER.search(near)) and not (
+        NOT_A_FIX.search(body[max(0, at - 60):at]) or _TO_PROVE.search(body[at:at + 40]) or
+        _ESCAPE_HATCH.search(body[max(0, at - 60):at]))
+
+
 def fix_sentence(s: str, n: str, drill: Drill, words: frozenset[str], asked: bool = False) -> bool:
     """Does this one sentence propose a bounded fix on the drill's fix vocabulary (the rule, sentence by sentence)?
     ``asked``: it answers the answer's own question heading ('What's the fix?'), which labels it as a 'Fix:' would."""
@@ -183,26 +216,18 @@ def fix_sentence(s: str, n: str, drill: Drill, words: frozenset[str], asked: boo
         return False
     if tied_way_back(n):  # the conditional way back is the rollback's; what else the sentence proposes may be the fix
         n = without_rollbacks(n)
-    n = _AS_IS.sub(lambda m: " " * len(m.group()), n)
+    n = _OPINION.sub(lambda m: " " * len(m.group()), _AS_IS.sub(lambda m: " " * len(m.group()), n))
     body = re.sub(r"^\s*[a-z /&]{1,30}:\s", " ", n)  # past a 'Fix:' label, which is no action by itself
     if content_words(body) < 2 or unbounded(body, drill):
         return False
     terms = drill.rubric.fix_terms + drill.rubric.fix_plain
     if (asked or FIX_LABEL.match(n)) and (has(n, terms) or _names(n, words)):  # a config key may name it
         return True  # "fix: max_delay back to 2 ms", "fix: least-loaded dispatch"
-    term = has(body, terms)
-    if term and not negated(body, term):
-        m = phrase(term).search(body)
-        at = m.start()
-        # an action on the fix itself, not a proof that mentions it; the term's own words are no action ('weighted
-        # fair queueing' names the fix, it does not propose it)
-        first = term.strip().lower().split(" ")[0]
-        verb = first in ACTIONS  # a term that is itself an action ('add buckets', 'recompile'), unlike 'weighted ...'
-        near = body[max(0, at - 60):at + 60] if verb else body[max(0, at - 60):at] + " | " + body[m.end():at + 60]
-        if (_ACTION.search(near) or FIX_MARKER.search(near)) and not (
-                NOT_A_FIX.search(body[max(0, at - 60):at]) or _TO_PROVE.search(body[at:at + 40]) or
-                _ESCAPE_HATCH.search(body[max(0, at - 60):at])):
-            return True
+    # the fix terms that are no action blanked from each other's context ('weighted fair queueing' holds no 'weight')
+    names = [mt.span() for t in terms if t.split(" ")[0] not in ACTIONS for mt in phrase(t).finditer(body)]
+    masked = "".join(" " if any(a <= i < b for a, b in names) else c for i, c in enumerate(body)) if names else body
+    if any(_acted_on(body, masked, t, m) for t in terms if not negated(body, t) for m in phrase(t).finditer(body)):
+        return True
     if reverts(n, drill.rubric.revert_terms):  # undoing the change that caused it, not tied to a condition
         return True
     # a proposal ("fix:", "I'd", "we should", an imperative) whose verb acts on this drill's fix words

@@ -38,7 +38,7 @@ ACTIONS = ("fix", "add", "lower", "raise", "switch", "move", "cap", "set", "use"
            "prefetch", "preload", "warm", "precompile", "unfuse", "fuse", "calibrate", "retune", "tune", "make",
            "ship", "cut", "trim", "bump", "grow", "shrink", "allocate", "reserve", "evict", "schedule", "weight",
            "put", "run", "let", "stop", "go with", "move to", "return to", "restore", "quantise", "quantize", "try",
-           "tile")
+           "tile", "spread", "build")
 WAY_BACK = re.compile(r"(?<![a-z])(?:roll(?:s|ed|ing)?[ -]?back|rollback|revert\w*|auto-?revert\w*|"
                       r"(?:switch|flip|go|move|swap|fall|cut|change|put|route|send|shift|bring|drain|dial|scale|roll)"
                       r"(?:\w*) (?:\w+ ){0,5}?back|back to|back out|undo|"
@@ -228,7 +228,7 @@ FIX_MARKER = re.compile(r"(?<![a-z])(?:(?:the )?(?:fix|solution|remedy|mitigatio
                         r"(?![a-z])")
 NOT_A_FIX = re.compile(r"(?<![a-z])(?:proof|prove|evidence|artifact|artefact|confirm|show (?:it|this)|to show|"
                        r"measure|rerun|re-run|replay|compare|monitor\w*|watch\w*|dashboard\w*|alert\w*|"
-                       r"look at|look into)(?![a-z])")
+                       r"look at(?! \w+ing )|look into(?! \w+ing ))(?![a-z])")  # 'look at spreading it' proposes
 FIX_STOP = {"with", "from", "back", "the", "and", "more", "less", "each", "every", "only", "than", "that", "this",
              "into", "onto", "over", "under", "per", "after", "before", "then", "them", "they", "plan", "fix",
              "change", "make", "keep", "move", "turn", "switch", "enable", "disable", "other", "higher", "lower",
