@@ -429,6 +429,13 @@ FIXES = [
     # 'look at' a proof is no fix; 'look at' doing something is a task
     ("static-placement-imbalance", "I'd have the compiler team look at spreading the short bucket over three cores.",
      True),
+    # the rollback's clause is blanked, not the fix's clause before it
+    ("fairness-starvation", "Go back to WFQ behind a flag; if batch p99 breaches its target, revert the flag.", True),
+    ("fairness-starvation", "Put it behind a flag; if batch p99 breaches its target, go back to WFQ.", False),
+    # 'compile' proposes like 'recompile'; what follows 'so' is the effect, not the verb's object
+    ("recompile-storm", "Compile the 1024 and 2048 buckets before launch.", True),
+    ("compiler-runtime-mapping", "I'd want to check it, but the prompts are longer than the 512 envelope we compile "
+                                 "for, so they miss the buckets.", False),
 ]
 
 

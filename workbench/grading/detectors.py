@@ -224,7 +224,8 @@ def without_rollbacks(n: str, reach: int = REACH) -> str:
     (or a long unpunctuated answer) may hold the fix beside the rollback ('id bump budget to 2048 ... if the canary
     is worse flip it back', 'switch back to WFQ behind a flag and flip it back if batch p99 breaches')."""
     for a, b in _tied_way_backs(n):
-        a, b = max(0, a - reach), min(len(n), b + reach)
+        stop = n.find(";", b)  # the reach stays in the clause: 'go back to WFQ behind a flag; if p99 breaches, revert'
+        a, b = max(0, a - reach, n.rfind(";", 0, a) + 1), min(len(n), b + reach, stop if stop >= 0 else len(n))
         n = n[:a] + " " * (b - a) + n[b:]
     return n
 

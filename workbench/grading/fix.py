@@ -55,12 +55,17 @@ def _names(n: str, words: frozenset[str]) -> bool:
     return any(w.rstrip("s") in words for w in re.findall(r"[a-z][a-z0-9_'-]*", n))
 
 
+# a clause of consequence or reason: 'int8 buckets stop at 512, so prompts miss and run the generic path'
+_CONSEQUENCE = re.compile(r",? (?:so|because|since|which|hence|thus|whereas|while) |$")
+
+
 def _acts_on(n: str, words: frozenset[str]) -> bool:
     """An action verb followed, within eight words, by one of the fix words (and not a proof or a watch)."""
     for m in _ACTION.finditer(n):
         if m.group().startswith("fix") or NOT_A_FIX.search(n[max(0, m.start() - 40):m.end() + 40]):
             continue
-        after = re.findall(r"[a-z][a-z0-9_'-]*", n[m.end():m.end() + 80])[:8]
+        after = n[m.end():m.end() + 80]
+        after = re.findall(r"[a-z][a-z0-9_'-]*", after[:_CONSEQUENCE.search(after).start()])[:8]  # not past 'so'
         if any(w.rstrip("s") in words for w in after):
             return True
     return False
@@ -70,8 +75,6 @@ _FIX_NOUN = re.compile(r"(?<![a-z])(?:fix|fixes|solution|remedy|mitigation|to fi
                        r"meanwhile|ship|recommend)(?![a-z])")
 
 
-# a clause of consequence or reason: 'int8 buckets stop at 512, so prompts miss and run the generic path'
-_CONSEQUENCE = re.compile(r",? (?:so|because|since|which|hence|thus|whereas|while) |$")
 _AUX = re.compile(r"(?<![a-z])(?:should|must|to|be|been|get|gets|will|need|needs|can|could|would|we|i|you|they)\s"
                   r"(?:\w+\s)?$")
 

@@ -38,7 +38,7 @@ ACTIONS = ("fix", "add", "lower", "raise", "switch", "move", "cap", "set", "use"
            "prefetch", "preload", "warm", "precompile", "unfuse", "fuse", "calibrate", "retune", "tune", "make",
            "ship", "cut", "trim", "bump", "grow", "shrink", "allocate", "reserve", "evict", "schedule", "weight",
            "put", "run", "let", "stop", "go with", "move to", "return to", "restore", "quantise", "quantize", "try",
-           "tile", "spread", "build")
+           "tile", "spread", "build", "compile")
 WAY_BACK = re.compile(r"(?<![a-z])(?:roll(?:s|ed|ing)?[ -]?back|rollback|revert\w*|auto-?revert\w*|"
                       r"(?:switch|flip|go|move|swap|fall|cut|change|put|route|send|shift|bring|drain|dial|scale|roll)"
                       r"(?:\w*) (?:\w+ ){0,5}?back|back to|back out|undo|"
