@@ -21,7 +21,7 @@ from workbench.grading.drills import load_drills
 from workbench.grading.evaluate import GOALS, evaluate, load_corpus
 
 LABELS = Path(__file__).parent / "grader_labels"
-NEXT = ("Y", "Z")  # stored for later final scores (grader_eval.py leaves them out too)
+NEXT = ("Y", "Z", "AA")  # stored for later final scores (grader_eval.py leaves them out too)
 FINAL = "X"  # held out in tests/benchmarks/grader_eval.py (W: scored once 2026-12-04, eighth session)
 BELOW_GOAL = {"workload": 0.88}  # corpus less X, Y, Z (1,810) 2026-12-04, eighth session: 0.892; goal 0.9
 
