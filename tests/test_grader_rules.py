@@ -540,6 +540,11 @@ def test_the_evidence_read_back_is_no_artifact():
     assert not grade(drill, table).elements["artifact"].present
     wanted = "I'd want the per-model tail-driver breakdown from a same-seed run on both memory sizes."
     assert grade(drill, wanted).elements["artifact"].present
+    # an 'Evidence:' line of the figures shown, moved from one value to another, proposes nothing to run
+    read = "Evidence: the residency share of the tail drivers went from 0% to 21%, per model."
+    assert not grade(drill, read).elements["artifact"].present
+    compared = "Evidence: residency share of the tail drivers 0% -> 21% in a same-seed rerun of 64 vs 32 GiB."
+    assert grade(drill, compared).elements["artifact"].present
     # a proof proposed as a procedure, its noun left out, is an artifact when it says how it reproduces
     fs = D["fairness-starvation"]
     assert grade(fs, "Proof: same-seed runs of WFQ, strict priority and FIFO, p99 and mean wait per stream."

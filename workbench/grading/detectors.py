@@ -157,12 +157,24 @@ _PROVE_BY = re.compile(r"^\W*(?:proof|to prove it|evidence|artifact|artefact)\s*
                        r"(?:running|rerunning|replaying|comparing)(?![a-z])")
 
 
+# a figure's move as it was shown ('22% -> 36%', 'from 21% to 47%')
+_MOVE = re.compile(r"\d(?:\.\d+)?\s?(?:%|ms|s)?\s?(?:->|→|to)\s?~?\d|(?<![a-z])from ~?\d")
+_LABEL = re.compile(r"^\W*(?:evidence|proof|artifact|artefact)\s*:")
+
+
+def _reading(n: str) -> bool:
+    """Is the sentence the evidence shown read back as figures ('Evidence: queueing share of tail drivers 22% -> 36%'),
+    with nothing proposed to run, replay or compare?"""
+    body = _LABEL.sub(" ", n)
+    return bool(_MOVE.search(body)) and not PROPOSES.search(body)
+
+
 def artifact(segs: list[str], norms: list[str], drill: Drill, stuffed: bool) -> Element:
     for s, n in zip(segs, norms, strict=True):
         n = _RUNS_ON.sub(lambda m: m.group()[:m.group().rindex("run")], n)
         noun = has(n, EVIDENCE_NOUNS) or (_PROVE_BY.search(n) and "prove")  # 'prove it by running ... same seed'
         if not noun or (stuffed and bare_run(n)) or _gate_only(n) or (READS_SHOWN.search(n) and
-                                                                              not PROPOSES.search(n)):
+                                                                              not PROPOSES.search(n)) or _reading(n):
             continue  # no evidence; only a release gate's; or the evidence shown, read back ('the run shows ...')
         rest = phrase(noun).sub(" ", n, count=1)  # something concrete besides the noun itself
         quals = [q for q in (*QUALIFIERS, *drill.rubric.artifact_terms) if noun not in q.lower()]
