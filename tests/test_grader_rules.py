@@ -225,6 +225,11 @@ MECHANISMS = [
     # 'pct' is a percentage, and a prompt that doesn't fit any bucket misses every bucket
     ("average-hides-tail", "Those prompts are 2 pct of requests and they don't fit any compiled bucket, so they run "
      "several times slower, and 2 pct is more than the 1 pct the p99 looks at.", True),
+    # facts side by side are no chain: 'the tail drivers' and 'the mean' are the tables' nouns, not 'drives', 'means'
+    ("fusion-memory-bursts", "Fusion changes on-chip memory use. HBM bandwidth is shared by the four cores. p95 went "
+     "up while the mean went down. Memory contention is 47% of the tail drivers.", False),
+    ("fusion-memory-bursts", "Fusion makes the kernels spill to HBM, whose bandwidth the four cores share, and that "
+     "contention drives the p95 up.", True),
 ]
 
 

@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import re
 
+# (not the nouns 'the tail drivers', 'the results', 'the mean': words of the evidence tables)
 CAUSAL = re.compile(r"(?<![a-z-])(?:because|so|therefore|thus|hence|since|as a result|leads?|leading|led|caus\w*|"
-                    r"result\w*|driv\w*|push\w*|forc\w*|trigger\w*|mak\w*|means?|meaning|then|once|when(?:ever)?|"
+                    r"result(?:s|ed|ing)? in|resulting|driv(?:e|es|en|ing)|drove|push\w*|forc\w*|trigger\w*|mak\w*|"
+                    r"means|meaning|(?:it|this|that|which|they|you|we|i|would|will|does|could) mean|"
+                    r"then|once|when(?:ever)?|"
                     r"if|until|till|which|why|due|inflat\w*|stretch\w*|blow\w*|blew|pil\w* up|backs? up|ends? up|"
                     r"in turn|consequen\w*|explain\w*|turns? into|so that|->|=>|cuz|coz|b/c|bc|"
                     # verbs of one thing stopping another ('compiles on the spot and blocks the core')
