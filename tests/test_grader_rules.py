@@ -457,6 +457,11 @@ def test_a_counterfactual_dismisses_the_wrong_class():
     assert grade(D["memory-residency-eviction"], text).elements["mechanism"].present
     asserted = "It is a memory leak: three models reload weights, queues build and p99 spikes because memory fills."
     assert not grade(D["memory-residency-eviction"], asserted).elements["mechanism"].present
+    # a first guess the answer cautions itself about is turned from, like one it contradicts
+    cautious = "My first instinct with memory at capacity is a leak, and I have been burned by that before. " + CHAIN
+    assert grade(D["memory-residency-eviction"], cautious).elements["mechanism"].present
+    kept = "My first instinct with memory at capacity is a leak, and I'm sticking with it. " + asserted
+    assert not grade(D["memory-residency-eviction"], kept).elements["mechanism"].present
 
 
 CHAIN = ("Three 12 GiB models need 36 GiB and only two fit in 32 GiB, so every batch for the third evicts an idle "

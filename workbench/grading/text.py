@@ -140,7 +140,9 @@ _FIRST_GUESS = re.compile(r"(?<![a-z])(?:(?:at first|first|initially|originally)
 _ANALOGY_AFTER = re.compile(r"^[^;]{0,200}?(?<![a-z])(?:(?:is|'s) (?:the )?same "
                             r"(?:shape|kind|sort|thing|story|pattern)|same (?:shape|kind|sort) of (?:problem|thing)|"
                             r"all over again)(?![a-z])")
-_TURN = re.compile(r"(?<![a-z])(?:but|actually|however|turns out|turned out|instead)(?![a-z])")
+# the turn from a first guess: a contrast, or a caution about the guess itself ('I've been burned by that before')
+_TURN = re.compile(r"(?<![a-z])(?:but|actually|however|turns out|turned out|instead|that said|on reflection|"
+                   r"looking closer|burned by (?:that|this|it)|(?:want|have|need) to be careful|been wrong)(?![a-z])")
 
 
 _SENTENCE_END = re.compile(r"[.!?;]\s")
