@@ -230,6 +230,11 @@ MECHANISMS = [
      "up while the mean went down. Memory contention is 47% of the tail drivers.", False),
     ("fusion-memory-bursts", "Fusion makes the kernels spill to HBM, whose bandwidth the four cores share, and that "
      "contention drives the p95 up.", True),
+    # a step named again after the causal word links the chain ('waiting grows ..., so batch waiting blows up')
+    ("fairness-starvation", "Under non-preemptive priority the batch class sees an effective utilisation of "
+     "rho_low / (1 - rho_high), about 0.9 here. Waiting grows like 1/(1 - rho), so batch waiting blows up.", True),
+    ("fairness-starvation", "Under non-preemptive priority the batch class sees an effective utilisation of "
+     "rho_low / (1 - rho_high), about 0.9 here. Waiting grows like 1/(1 - rho).", False),
 ]
 
 

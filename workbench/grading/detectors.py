@@ -49,7 +49,7 @@ from workbench.grading.lexicon import (
     VAGUE_WORSE,
     WAY_BACK,
 )
-from workbench.grading.text import asserted, bare_run, content_words, find, first_guesses, has, phrase, quote
+from workbench.grading.text import asserted, bare_run, content_words, first_guesses, has, phrase, quote
 
 
 @dataclass(frozen=True)
@@ -64,7 +64,7 @@ class Element:
 
 def _linked(window: str, steps) -> bool:
     """Causal language between the first and the last chain step named in the window."""
-    spots = [p for step in steps for p in find(window, step)]
+    spots = [m.start() for step in steps for t in step for m in phrase(t).finditer(window)]  # every mention
     if len(spots) < 2:
         return False
     lo, hi = min(spots), max(spots)
