@@ -235,6 +235,19 @@ MECHANISMS = [
      "rho_low / (1 - rho_high), about 0.9 here. Waiting grows like 1/(1 - rho), so batch waiting blows up.", True),
     ("fairness-starvation", "Under non-preemptive priority the batch class sees an effective utilisation of "
      "rho_low / (1 - rho_high), about 0.9 here. Waiting grows like 1/(1 - rho).", False),
+    # a line labelled as another element (a release decision, a proof, an owner) claims no step of the chain
+    ("batching-queueing-delay", "The regression lines up with the batcher change, so I treat it as the culprit. "
+     "Release decision: hold the new settings; put the old max_delay back and re-enable larger batches only if a "
+     "production-rate load test keeps p99 within SLO.", False),
+    # a colon after a clause introduces what explains it
+    ("memory-residency-eviction", "Three 12 GiB models cannot all fit in 32 GiB. LRU eviction under mixed traffic "
+     "thrashes the weights: each batch for the evicted model reloads them over the host link, the cores wait, queues "
+     "form, p99 spikes.", True),
+    # plain phrasings of the drift past the envelope and of the low class's leftover server
+    ("compiler-runtime-mapping", "Lengths got longer, so a fifth of the traffic now lands outside the compiled table, "
+     "on the slow generic path, and the others queue behind it.", True),
+    ("fairness-starvation", "Under strict priority the batch class sees an effective server of one core, so its own "
+     "utilisation is 0.9 and its waits blow up.", True),
 ]
 
 

@@ -68,7 +68,13 @@ def _linked(window: str, steps) -> bool:
     if len(spots) < 2:
         return False
     lo, hi = min(spots), max(spots)
-    return any(lo < m.start() < hi for m in CAUSAL.finditer(window))
+    return any(lo < m.start() < hi for m in CAUSAL.finditer(window)) or \
+        any(lo < m.start(1) < hi for m in _EXPLAINED.finditer(window))
+
+
+# a colon inside a claim, after a clause of its own (four words or more: not a 'root cause:' label), introduces what
+# explains it ('LRU eviction under mixed traffic thrashes: each batch reloads ...')
+_EXPLAINED = re.compile(r"(?:[a-z0-9~'-]+ ){3,}[a-z0-9'-]+ ?(:)(?= [a-z])")
 
 
 # a pasted setting or command ('discipline: wfq  # revert', '$ batcherctl set max_delay_s=0.002'), not a claim
@@ -88,6 +94,11 @@ def _unsaid(norms: list[str]) -> list[str]:
     return out
 
 
+# a line labelled as another element (a rollback, a release decision, an owner, a proof) makes no claim of the chain
+_NOT_A_CLAIM = re.compile(r"^\W*(?:proof|evidence|artifact|artefact|owners?|ownership|rollback|roll back|release|"
+                          r"release decision|decision|gate|revert plan|validation|verification)\s*:")
+
+
 def steps_of(drill: Drill) -> list[tuple[str, ...]]:
     """Each chain step's accepted phrasings: the drill's vocabulary and its plain-language lexicon."""
     r = drill.rubric
@@ -105,7 +116,8 @@ def mechanism(drill: Drill, segs: list[str], norms: list[str]) -> Element:
         return Element(False, "", f"'{wrong[0]}' is not the bottleneck class in this scenario; explain the chain "
                                   "that fits what the evidence shows", question)
     # bare terms, settings, textbook definitions and general truths: no argument about this case
-    usable = ["" if bare_run(n) or CONFIG_LINE.match(n) or TEXTBOOK.search(n) else n for n in _unsaid(norms)]
+    usable = ["" if bare_run(n) or CONFIG_LINE.match(n) or TEXTBOOK.search(n) or _NOT_A_CLAIM.match(n) else n
+              for n in _unsaid(norms)]
     best: set[int] = set()
     best_window = ""
     for width in (1, 2, 3, 4):
