@@ -248,6 +248,14 @@ MECHANISMS = [
      "on the slow generic path, and the others queue behind it.", True),
     ("fairness-starvation", "Under strict priority the batch class sees an effective server of one core, so its own "
      "utilisation is 0.9 and its waits blow up.", True),
+    # the 'until' of a release gate (or the 'if' of a rollback) is a condition on an action, not a cause
+    ("static-placement-imbalance", "Static placement is the suspect, as most of the traffic is short prompts. Keep it "
+     "held until a replay of the production mix shows no core above 85% busy and p99 back near 1.4 ms.", False),
+    # a chain may take five sentences when the answer reads its figures between the steps
+    ("memory-residency-eviction", "Capacity first. Three 12 GiB models need 36 GiB, which does not fit in 32 GiB. The "
+     "counters agree: 48 loads and 48 evictions. Look at the embedding model, one request in two thousand. When one "
+     "arrives, the runtime evicts the least recently used model to load it. Each load pulls 12 GiB over PCIe, about "
+     "200 ms, so the cores wait, queues build and p99 spikes.", True),
 ]
 
 

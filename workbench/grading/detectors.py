@@ -62,13 +62,19 @@ class Element:
     question: str = ""
 
 
+_CONDITIONS = {"if", "until", "till", "once", "when", "whenever"}
+
+
 def _linked(window: str, steps) -> bool:
     """Causal language between the first and the last chain step named in the window."""
     spots = [m.start() for step in steps for t in step for m in phrase(t).finditer(window)]  # every mention
     if len(spots) < 2:
         return False
     lo, hi = min(spots), max(spots)
-    return any(lo < m.start() < hi for m in CAUSAL.finditer(window)) or \
+    # the 'if' of a rollback or the 'until' of a release gate is a condition on an action, not a cause
+    acts = [m.span() for g in (GATE, GATE_FIRST, HELD) for m in g.finditer(window)] + _tied_way_backs(window)
+    return any(lo < m.start() < hi and not (m.group() in _CONDITIONS and any(a <= m.start() < b for a, b in acts))
+               for m in CAUSAL.finditer(window)) or \
         any(lo < m.start(1) < hi for m in _EXPLAINED.finditer(window))
 
 
@@ -120,7 +126,7 @@ def mechanism(drill: Drill, segs: list[str], norms: list[str]) -> Element:
               for n in _unsaid(norms)]
     best: set[int] = set()
     best_window = ""
-    for width in (1, 2, 3, 4):
+    for width in (1, 2, 3, 4, 5):
         for i in range(len(usable) - width + 1):
             window = " ".join(usable[i:i + width])
             found = {k for k, step in enumerate(steps) if has(window, step)}
