@@ -10,6 +10,9 @@ from workbench.grading.grader import grade
 D = load_drills()
 
 CASES = [
+    # a multiple is a move and a size, in words or with the multiplication sign
+    ("batching-queueing-delay", "The API stream's p99 roughly quadrupled after the change.", True),
+    ("memory-residency-eviction", "Chat, code and embedding p99 all about 7× the old figure.", True),
     # the definition asks for the workload and its moved metric, not for both in one sentence
     ("batching-queueing-delay", "The API stream runs at 1,500 req/s on two cores. After the change the batcher waits "
      "longer. Each request sits in the batch window first. Then it runs in a batch of 30. p99 went from 11 to 46 ms.",

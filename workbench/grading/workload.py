@@ -15,7 +15,7 @@ from workbench.grading.drills import Drill
 from workbench.grading.lexicon import DIRECTION, METRICS
 from workbench.grading.text import bare_run, has, quote
 
-FIGURES = re.compile(r"\d(?:\.\d+)?\s?(?:ms|s|%)(?![a-z])|\d\s?(?:->|→|to)\s?~?\d")  # a measured change, with units
+FIGURES = re.compile(r"\d(?:\.\d+)?\s?(?:ms|s|%|x|×)(?![a-z])|\d\s?(?:->|→|to)\s?~?\d")  # a measured change, units
 WORD_CHAIN = re.compile(r"[a-z]\s*(?:->|→|=>)\s*[a-z]|[a-z] (?:so|then) [a-z]")  # terms chained, not figures: 'a so b'
 CONDITIONAL = re.compile(r"(?<![a-z])(?:if|unless|when|(?<!at )once|until|till|should)\W+(?:\w+\W+){0,6}$")
 _SIZE = re.compile(r"(?<![a-z\d.])\d|->|from")
@@ -82,7 +82,9 @@ def _level_only(n: str, near: str) -> bool:
 # a queue or the throughput a change bought ('utilisation went from 73% to 43%' is evidence, not the regression)
 _METRIC = "|".join(_METRIC_WORD.get(m, re.escape(m)) for m in METRICS if m not in _NOT_REGRESSED) + "|" + \
     "|".join(_TOKEN_METRICS + _PLAIN_METRICS)
-_MOVED = "|".join(re.escape(d) for d in DIRECTION) + r"|\d+(?:\.\d+)?\s?(?:x|%|ms|s)\b|->|\d(?:\.\d+)? to \d"
+# a move: a direction word, a multiple or a change with its unit ('7×', 'quadrupled'), or from-to figures
+_MOVED = "|".join(re.escape(d) for d in (*DIRECTION, "quadrupled")) + \
+    r"|\d+(?:\.\d+)?\s?(?:x|×|%|ms|s)\b|\d+(?:\.\d+)?\s?×|->|\d(?:\.\d+)? to \d"
 _METRIC_AT = re.compile(rf"(?<![a-z])(?:{_METRIC})")
 _NEAR = re.compile(rf"(?<![a-z])(?:{_METRIC})(?:s|es|ing|ed)?(?![a-z])"  # a metric word and its inflections
                    rf"(?:\W{{1,4}}\w{{1,40}}){{0,8}}?\W{{1,4}}(?:{_MOVED})")
