@@ -96,6 +96,11 @@ OWNERS = [
     ("I'd have serving platform own adding a replica for surges.", True),
     ("The compiler owns fusion decisions.", False),
     ("The docs slice owns the p99 now.", False),
+    # an organisation named without 'team', doing the work, is the owner; software doing it is not
+    ("The same-seed A/B proves it. Serving runtime reverts the batcher to 2 ms behind the config flag.", True),
+    ("The same-seed A/B proves it. The runtime reverts the batcher to 2 ms when the flag flips.", False),
+    # 'this is for the X team' assigns it, in a long sentence too
+    ("I propose the placement pass weights buckets by traffic share, and this is for the ML compiler team.", True),
     # a named role or group that is to own it, with a modal; not a metric 'owned', not someone, not bare infra
     ("The compiler fusion owner should own the investigation.", True),
     ("Capacity planning should own the purchase.", True),
