@@ -19,6 +19,9 @@ D = load_drills()
 
 ROLLBACKS = [
     ("Put the old settings back, 2 ms if I remember right.", False),
+    # a named criterion, then its failure, is the condition ('if it doesn't' points back at it)
+    ("Revert the batcher behind its flag and take p99 under 12 ms as the exit criterion; if it doesn't hold, we "
+     "flip everything back.", True),
     ("Ship the new plan on a canary and roll it back if p99 regresses.", True),
     ("Enable the new batcher settings on a canary and flip it again if the canary's p99 does not recover.", True),
     ("We ship behind the plan flag on a canary and revert to the current plan if p99 regresses.", True),

@@ -85,6 +85,11 @@ CONDITION = re.compile(r"(?<![a-z])(?:(?:(?:if(?! (?:i|we) (?:remember|recall)| 
                        # a requirement, then 'otherwise revert': 'the canary must show 0 preemptions; otherwise revert'
                        r"(?:must|should|needs? to|has to|have to)\s[^.\n]{0,120}?[;,]?\s"
                        r"(?:otherwise|or else|else|if not)(?![a-z])|"
+                       # a criterion named, then its failure: '... p99 back to 11 ms as the exit criterion; if it
+                       # doesn't, flip back'
+                       r"(?:criterion|criteria|target|threshold|bar|slo)[^.\n]{0,12}?[;,]?\s"
+                       r"(?:if (?:it|that|this|they) (?:doesn'?t|does not|don'?t|do not|isn'?t|is not|fails?|won'?t))"
+                       r"(?![a-z])|"
                        # a plain regression of a named thing: "if that slice gets slower" (not "if it gets worse")
                        r"(?:if|when|whenever|once|the moment|as soon as)\s+(?!(?:it|things|this|that|anything|stuff|"
                        r"something|we)\s+(?:is|are|gets?|goes|go|looks?|runs?|becomes?)\s)(?:[\w'-]+\s+){1,8}?"
