@@ -259,6 +259,9 @@ MECHANISMS = [
     # the 'until' of a release gate (or the 'if' of a rollback) is a condition on an action, not a cause
     ("static-placement-imbalance", "Static placement is the suspect, as most of the traffic is short prompts. Keep it "
      "held until a replay of the production mix shows no core above 85% busy and p99 back near 1.4 ms.", False),
+    # 'parked' is held in plain words
+    ("batching-queueing-delay", "Raising max_delay_s means the batcher keeps requests parked until the timer fires, so "
+     "each one waits out most of the window and the p99 grows.", True),
     # a chain may take five sentences when the answer reads its figures between the steps
     ("memory-residency-eviction", "Capacity first. Three 12 GiB models need 36 GiB, which does not fit in 32 GiB. The "
      "counters agree: 48 loads and 48 evictions. Look at the embedding model, one request in two thousand. When one "
