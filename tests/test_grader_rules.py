@@ -471,6 +471,9 @@ FIXES = [
     # 'look at' a proof is no fix; 'look at' doing something is a task
     ("static-placement-imbalance", "I'd have the compiler team look at spreading the short bucket over three cores.",
      True),
+    # a proof named before 'the fix is' belongs to its own clause
+    ("static-placement-imbalance", "A same-seed per-core report plus a least-loaded rerun proves it, the fix is "
+     "least-loaded dispatch.", True),
     # the rollback's clause is blanked, not the fix's clause before it
     ("fairness-starvation", "Go back to WFQ behind a flag; if batch p99 breaches its target, revert the flag.", True),
     ("fairness-starvation", "Put it behind a flag; if batch p99 breaches its target, go back to WFQ.", False),

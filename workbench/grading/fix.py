@@ -193,9 +193,12 @@ def _acted_on(body: str, masked: str, term: str, m: re.Match) -> bool:
     after = masked[m.end():at + 60]
     after = after[:_CONSEQUENCE.search(after + " ").start()]  # what follows 'so' is its effect, not an act on it
     near = body[max(0, at - 60):at + 60] if verb else masked[max(0, at - 60):at] + " | " + _acted(after)
+    before = body[max(0, at - 60):at]
+    marks = list(FIX_MARKER.finditer(before))
+    if marks:  # a proof before 'the fix is' is another clause's ('... a rerun proves it, the fix is least-loaded')
+        before = before[marks[-1].start():]
     return bool(_ACTION.search(near) or FIX_MARKER.search(near)) and not (
-        NOT_A_FIX.search(body[max(0, at - 60):at]) or _TO_PROVE.search(body[at:at + 40]) or
-        _ESCAPE_HATCH.search(body[max(0, at - 60):at]))
+        NOT_A_FIX.search(before) or _TO_PROVE.search(body[at:at + 40]) or _ESCAPE_HATCH.search(before))
 
 
 def fix_sentence(s: str, n: str, drill: Drill, words: frozenset[str], asked: bool = False) -> bool:
