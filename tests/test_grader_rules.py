@@ -19,6 +19,13 @@ D = load_drills()
 
 ROLLBACKS = [
     ("Put the old settings back, 2 ms if I remember right.", False),
+    # gates in other words: the release waits for a validation; the old pool left carrying traffic until it passes;
+    # no X until it passes; and a way back that turns the feature off on a condition
+    ("The perf lead signs off, and the rollout waits for a load test at production batch sizes to pass.", True),
+    ("I'd leave the old pool taking all traffic until a canary of the new layout shows no reloads.", True),
+    ("No recompile-on-miss until a replay of a day of production shapes shows zero compiles.", True),
+    ("If it still breaks the SLO next week, turn recompile off.", True),
+    ("Turn recompile off.", False),
     # a named criterion, then its failure, is the condition ('if it doesn't' points back at it)
     ("Revert the batcher behind its flag and take p99 under 12 ms as the exit criterion; if it doesn't hold, we "
      "flip everything back.", True),
