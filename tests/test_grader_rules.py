@@ -481,6 +481,17 @@ FIXES = [
     # a proof named before 'the fix is' belongs to its own clause
     ("static-placement-imbalance", "A same-seed per-core report plus a least-loaded rerun proves it, the fix is "
      "least-loaded dispatch.", True),
+    # a fix in a clause after the proof's, in one run-on sentence; a prediction after the proof is no fix
+    ("average-hides-tail", "Pooled p99 goes 0.3 -> 1.9 ms; prove it with a same-seed per-stream report, have the ML "
+     "compiler team add 1k/2k/4k buckets, and keep the tenant gated until per-stream p99 passes.", True),
+    ("memory-residency-eviction", "I'd prove it with a same-seed run at 64 vs 32 GiB; 64 GiB should show zero "
+     "reloads.", False),
+    # 'keep an eye on the latency' watches; it is no condition that makes the way back before it a rollback
+    ("batching-queueing-delay", "The runtime team puts the old values back (2 ms, 16) on a 10% canary, and keeps an "
+     "eye on the latency dashboards.", True),
+    # the embedding model 'in other accelerators' is a separate card in plain words
+    ("memory-residency-eviction", "The serving platform team must put the embedding model in other accelerators.",
+     True),
     # the rollback's clause is blanked, not the fix's clause before it
     ("fairness-starvation", "Go back to WFQ behind a flag; if batch p99 breaches its target, revert the flag.", True),
     ("fairness-starvation", "Put it behind a flag; if batch p99 breaches its target, go back to WFQ.", False),

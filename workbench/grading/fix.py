@@ -96,6 +96,7 @@ _AS_IS = re.compile(r"(?<![a-z])(?:keep|keeps|keeping|leave|leaves|leaving|stay|
                     r"(?![a-z])")
 
 
+_NEXT_ACT = re.compile(r", (?:and )?(?:then )?(?=(?:have|get|ask|" + "|".join(sorted(_ACTION_FIRST)) + r")(?![a-z]))")
 _CLAUSE_BREAK = re.compile(r", and (?:then |also )?(?=[a-z])|; |, then ")
 
 
@@ -213,7 +214,11 @@ def fix_sentence(s: str, n: str, drill: Drill, words: frozenset[str], asked: boo
         # it proposes evidence ('I'd get a same-seed run of ...') and names no fix, unless a clause before the proof's
         # is a fix of its own ('... rebucket to 1024/2048 and recompile, and attach a same-seed report')
         cuts = list(_CLAUSE_BREAK.finditer(n, 0, proof.start()))
-        return bool(cuts) and fix_sentence(s, n[:cuts[-1].start()] + " ", drill, words, asked)
+        if cuts and fix_sentence(s, n[:cuts[-1].start()] + " ", drill, words, asked):
+            return True
+        # ... or a clause after it ('prove it with a same-seed report, have the compiler team add 1k/2k buckets')
+        after = _NEXT_ACT.search(n, proof.end())
+        return bool(after) and fix_sentence(s, " " + n[after.end():], drill, words, asked)
     if bare_run(n) and not _fix_line(n, words):
         return False
     if TEXTBOOK.search(n):

@@ -76,6 +76,8 @@ CONDITION = re.compile(r"(?<![a-z])(?:(?:(?:if(?! (?:i|we) (?:remember|recall)| 
                        r"(?:should|were)(?= (?:the|a|an|any|it|its|our|p\d{2}|latency|tail|ttft|errors?) ))"
                        r"(?![a-z])"
                        r"(?:(?!,? and (?:we|i|they|you|then) )[^.;:\n]){0,120}?|"  # no new clause
+                       # 'on a regression', not 'keep an eye on the latency' (a watch) or 'based on the canary'
+                       r"(?<!eye )(?<!eyes )(?<!tabs )(?<!focus )(?<!based )(?<!depends )(?<!depend )"
                        r"on (?:a |an |any |the )?(?:\w+ ){0,2}?)(?<![a-z])" + _OBJECT +
                        r"(?![a-z])|(?:p\d{2}(?:\.\d)?|latency|[a-z]+ rate|reloads?|errors?|util\w*|preemptions?|"
                        r"evictions?|misses|fallbacks?|recompiles?|spills?|timeouts?|[a-z]+ (?:count|ratio|share))"
