@@ -269,6 +269,8 @@ MECHANISMS = [
     # 'parked' is held in plain words
     ("batching-queueing-delay", "Raising max_delay_s means the batcher keeps requests parked until the timer fires, so "
      "each one waits out most of the window and the p99 grows.", True),
+    ("batching-queueing-delay", "With a 20 ms max delay the batcher sits on each request until enough have arrived, "
+     "so most requests wait out the window and the p99 quadruples.", True),
     # a chain may take five sentences when the answer reads its figures between the steps
     ("memory-residency-eviction", "Capacity first. Three 12 GiB models need 36 GiB, which does not fit in 32 GiB. The "
      "counters agree: 48 loads and 48 evictions. Look at the embedding model, one request in two thousand. When one "
