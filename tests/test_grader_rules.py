@@ -109,6 +109,10 @@ OWNERS = [
     # an organisation named without 'team', doing the work, is the owner; software doing it is not
     ("The same-seed A/B proves it. Serving runtime reverts the batcher to 2 ms behind the config flag.", True),
     ("The same-seed A/B proves it. The runtime reverts the batcher to 2 ms when the flag flips.", False),
+    # a team in parentheses after the action it owns; a vague one is no owner
+    ("Move the embedding model to its own pool (serving platform team) and canary it.", True),
+    ("The fix is least-loaded dispatch (serving runtime; the compiler owns the placement pass).", True),
+    ("Move the embedding model to its own pool (some team) and canary it.", False),
     # 'this is for the X team' assigns it, in a long sentence too
     ("I propose the placement pass weights buckets by traffic share, and this is for the ML compiler team.", True),
     # a named role or group that is to own it, with a modal; not a metric 'owned', not someone, not bare infra

@@ -288,6 +288,12 @@ _ORG_ACTS = re.compile(r"(?:^|[.;:] )\W*(?:the )?"
                        r" (?:runtime|compiler|platform|quality|serving|kernels|infra|planning)"
                        r" (?!is |was |has |does )[a-z]+s ")
 
+# a team in parentheses after the action it owns ('move embedding to its own pool (serving platform team)')
+_PAREN_OWNER = re.compile(r"\(\s*(?:owner:?\s*)?(?:the )?"
+                          r"(?:(?!some |any |a )(?:[a-z/&-]+ ){1,2}(?:team|squad|group|on-?call)|"
+                          r"(?:serving|inference|ml|model|kernel|capacity|performance|perf|platform)"
+                          r" (?:runtime|compiler|platform|quality|serving|kernels|infra|planning))\s*[;,)]")
+
 
 def _owner_in(s: str, n: str) -> bool:
     n = _TLDR.sub(" ", _POSSESSIVE_OWN.sub(" ", n))  # 'its own' names no owner; 'tl;dr' is no tech lead
@@ -317,7 +323,7 @@ def _owner_in(s: str, n: str) -> bool:
             continue  # 'someone on the platform side can own it'
         if not set(subject) & (NOT_SUBJECT | _VAGUE) and subject[-1] not in GENERIC:
             return True
-    if _ORG_ACTS.search(n):
+    if _ORG_ACTS.search(n) or _PAREN_OWNER.search(n):
         return True
     if re.search(r"(?<![a-z])(?:someone|somebody|whoever)(?![a-z])", n) and not ROLES.search(n):
         return False
