@@ -498,6 +498,13 @@ FIXES = [
     # the embedding model 'in other accelerators' is a separate card in plain words
     ("memory-residency-eviction", "The serving platform team must put the embedding model in other accelerators.",
      True),
+    # 'ship it' releases as is; a formula line computes; the old pool left carrying traffic is no change
+    ("average-hides-tail", "Ship it, the gate passed.", False),
+    ("memory-residency-eviction", "load_ms = weights_gib * 1.074 / 64 * 1000  # about 200 ms per reload", False),
+    ("memory-residency-eviction", "I'd leave the 64 GiB pool carrying production until a canary shows no reloads.",
+     False),
+    ("cost-model-misses-contention", "Fix: elementwise fusion for this block, then a derate in the cost model, "
+     "bw_eff = bw / concurrent memory-bound cores.", True),
     # the rollback's clause is blanked, not the fix's clause before it
     ("fairness-starvation", "Go back to WFQ behind a flag; if batch p99 breaches its target, revert the flag.", True),
     ("fairness-starvation", "Put it behind a flag; if batch p99 breaches its target, go back to WFQ.", False),

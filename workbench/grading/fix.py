@@ -65,7 +65,10 @@ def _acts_on(n: str, words: frozenset[str]) -> bool:
         if m.group().startswith("fix") or NOT_A_FIX.search(n[max(0, m.start() - 40):m.end() + 40]):
             continue
         after = n[m.end():m.end() + 80]
-        after = re.findall(r"[a-z][a-z0-9_'-]*", after[:_CONSEQUENCE.search(after).start()])[:8]  # not past 'so'
+        after = after[:_CONSEQUENCE.search(after).start()]  # not past 'so'
+        if re.match(r" (?:it|this|that)\b ?[,;]", after):
+            continue  # 'ship it, the gate passed': the verb's object is 'it', and the clause ends there
+        after = re.findall(r"[a-z][a-z0-9_'-]*", after)[:8]
         if any(w.rstrip("s") in words for w in after):
             return True
     return False
@@ -92,10 +95,12 @@ def _acted(after: str) -> str:
 _CLAUSE_END = re.compile(r"[.;]|$")
 # what stays as it is while a change is tried ('keep the 64 GiB pool serving until the canary is clean'): no change
 _AS_IS = re.compile(r"(?<![a-z])(?:keep|keeps|keeping|leave|leaves|leaving|stay|stays|staying) (?:on )?"
-                    r"(?:[\w.'-]+ ){0,5}?(?:serving|running|live|in service|in place|as it is|as is|until|till|while)"
+                    r"(?:[\w.'-]+ ){0,5}?(?:serving|running|live|in service|in place|as it is|as is|until|till|while|"
+                    r"carrying|taking|handling)"
                     r"(?![a-z])")
 
 
+_FORMULA = re.compile(r"^\W*[\w.]+\s?=\s?[\w.()]+\s?[*/]\s?[\w.(]")  # a line that opens on the formula
 _NEXT_ACT = re.compile(r", (?:and )?(?:then )?(?=(?:have|get|ask|" + "|".join(sorted(_ACTION_FIRST)) + r")(?![a-z]))")
 _CLAUSE_BREAK = re.compile(r", and (?:then |also )?(?=[a-z])|; |, then ")
 
@@ -221,6 +226,8 @@ def fix_sentence(s: str, n: str, drill: Drill, words: frozenset[str], asked: boo
         return bool(after) and fix_sentence(s, " " + n[after.end():], drill, words, asked)
     if bare_run(n) and not _fix_line(n, words):
         return False
+    if _FORMULA.search(n):
+        return False  # a computation ('load_ms = weights_gib * 1.074 / 64 * 1000'), not a setting changed
     if TEXTBOOK.search(n):
         return False  # a definition or a general truth ('fusion is a well-known optimisation') proposes nothing
     if _other_fix(n, drill):
