@@ -621,6 +621,10 @@ def test_the_evidence_read_back_is_no_artifact():
     assert not grade(drill, table).elements["artifact"].present
     wanted = "I'd want the per-model tail-driver breakdown from a same-seed run on both memory sizes."
     assert grade(drill, wanted).elements["artifact"].present
+    # a run written as code with its seed fixed is a reproducible artifact; without a seed it is not
+    code = D["fairness-starvation"]
+    assert grade(code, "r = sim('priority_two_streams', seed=7, scheduler='wfq')").elements["artifact"].present
+    assert not grade(code, "r = sim('priority_two_streams', scheduler='wfq')").elements["artifact"].present
     # an 'Evidence:' line of the figures shown, moved from one value to another, proposes nothing to run
     read = "Evidence: the residency share of the tail drivers went from 0% to 21%, per model."
     assert not grade(drill, read).elements["artifact"].present

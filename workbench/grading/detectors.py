@@ -187,10 +187,16 @@ def _reading(n: str) -> bool:
     return bool(_MOVE.search(body)) and not PROPOSES.search(body)
 
 
+# a run written as code, its seed fixed ('r = sim("priority_two_streams", seed=42, scheduler=s)')
+_SEEDED_CALL = re.compile(r"[a-z_]\w*\([^()]*(?<![a-z_])seed\s?=\s?\d+")
+
+
 def artifact(segs: list[str], norms: list[str], drill: Drill, stuffed: bool) -> Element:
     for s, n in zip(segs, norms, strict=True):
         n = _RUNS_ON.sub(lambda m: m.group()[:m.group().rindex("run")], n)
         noun = has(n, EVIDENCE_NOUNS) or (_PROVE_BY.search(n) and "prove")  # 'prove it by running ... same seed'
+        if not noun and _SEEDED_CALL.search(n):
+            return Element(True, quote(s), "")  # a run written as code with its seed: 'sim("priority", seed=42)'
         if not noun or (stuffed and bare_run(n)) or _gate_only(n) or (READS_SHOWN.search(n) and
                                                                               not PROPOSES.search(n)) or _reading(n):
             continue  # no evidence; only a release gate's; or the evidence shown, read back ('the run shows ...')
