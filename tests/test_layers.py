@@ -91,3 +91,48 @@ def test_log_labels_thin_out_past_two_and_a_half_decades():
     assert [fmt(v) for v in (0.5, 1, 2, 5, 10, 20)] == ["0.5", "1", "2", "5", "10", "20"]
     ax.set_xlim(0.25, 5000)
     assert [fmt(v) for v in (0.5, 1, 2, 5, 10, 100, 1000, 2000)] == ["", "1", "", "", "10", "100", "1000", ""]
+
+
+def test_steady_limits_hold_while_the_data_fills_them_and_follow_it_otherwise():
+    """Axes hold still across a sweep (the frame is kept) unless the data would fill under 40% of them, as drawn."""
+    import matplotlib.pyplot as plt
+
+    from workbench.ui.layers import steady_lim
+
+    fig, (lin, log) = plt.subplots(1, 2)
+    log.set_xscale("log")
+    steady_lim(lin, "y", 0, 10)  # the first limits are always taken, whatever the defaults
+    assert lin.get_ylim() == (0, 10)
+    steady_lim(lin, "y", 0, 5)  # fills half: held
+    assert lin.get_ylim() == (0, 10)
+    steady_lim(lin, "y", 0, 2)  # fills a fifth: follows the data
+    assert lin.get_ylim() == (0, 2)
+    steady_lim(lin, "y", 0, 5)  # outside: grows
+    assert lin.get_ylim() == (0, 5)
+    steady_lim(log, "x", 0.25, 50)
+    steady_lim(log, "x", 0.25, 10)  # 0.25-10 spans 70% of 0.25-50 in log space: held
+    assert log.get_xlim() == (0.25, 50)
+    steady_lim(log, "x", 0.25, 1)  # 26%: follows
+    assert log.get_xlim() == (0.25, 1)
+    plt.close(fig)
+
+
+def test_bars_that_draw_nothing_are_skipped_and_the_pixels_stay_the_same():
+    """Empty bins and bins past the view cost a draw each and draw nothing: skipping them changes no pixel."""
+    import matplotlib.pyplot as plt
+
+    from workbench.ui import layers
+
+    fig, ax = plt.subplots()
+    ax.bar(range(60), [0] * 10 + list(range(1, 21)) + [0] * 30)
+    ax.set_xlim(-0.6, 25.5)  # bins 26-59 lie past the view
+    canvas = layers.LayeredCanvas(fig)
+    skipped = canvas.rgba(reuse=False)
+    blank, layers._blank = layers._blank, lambda a, ax: False
+    try:
+        drawn = canvas.rgba(reuse=False)
+    finally:
+        layers._blank = blank
+    assert np.array_equal(skipped, drawn)
+    assert sum(layers._blank(p, ax) for p in ax.patches) == 44  # 10 + 30 empty, 4 more past the view
+    plt.close(fig)

@@ -9,7 +9,7 @@ import numpy as np
 from workbench.analysis.metrics import summarize
 from workbench.config import Drift, ShapeDist
 from workbench.ui import figures as f
-from workbench.ui.layers import nice_ceil
+from workbench.ui.layers import nice_ceil, steady_lim
 from workbench.ui.palette import BASELINE, BASELINE_ALPHA, CURRENT
 from workbench.ui.panel import Panel, builtin, dropdown, lat_ms, slider, with_rate
 
@@ -61,7 +61,7 @@ class ShapeEnvelopePanel(Panel):
         self.hit.set_data(*hit_rate_series(r))
         self.hit_prev.set_data(*(hit_rate_series(prev) if prev else ([], [])))
         t = r["hit_series"][0]
-        self.axes[1].set_xlim(0, nice_ceil(max(float(t[-1]) * 1.05, 1e-3)) if len(t) else 1.0)
+        steady_lim(self.axes[1], "x", 0, nice_ceil(max(float(t[-1]) * 1.05, 1e-3)) if len(t) else 1.0)
         self.axes[1].set_title(f"hit rate {s['bucket_hit_rate']:.0%}; misses: "
                                + (", ".join(f"{k} {v}" for k, v in s["misses"]["by_outcome"].items() if v)
                                   or "none"), fontsize=8)

@@ -16,7 +16,7 @@ from matplotlib.ticker import Formatter, LogLocator, NullFormatter
 
 from workbench.analysis.metrics import DRIVERS
 from workbench.runtime.trace import Trace
-from workbench.ui.layers import nice_ceil, nice_floor
+from workbench.ui.layers import nice_ceil, nice_floor, steady_lim
 from workbench.ui.palette import BASELINE, BASELINE_ALPHA, CAUSES, CURRENT, SECOND, cause_color
 
 COLORS = (CURRENT, SECOND, CAUSES["service"], CAUSES["memory_contention"], CAUSES["core_imbalance"], BASELINE)
@@ -271,7 +271,7 @@ class CdfView:
         for line, (q, _) in zip(self.marks, MARKS, strict=True):
             x = float(sorted_quantiles(lat_ms, q / 100)) if len(lat_ms) else np.nan
             line.set_xdata([x, x])
-        self.ax.set_xlim(*log_limits(lat_ms, prev_ms, *extra))
+        steady_lim(self.ax, "x", *log_limits(lat_ms, prev_ms, *extra))
 
 
 class Bars:

@@ -22,6 +22,7 @@ import io
 import math
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.patches import Rectangle
 from matplotlib.ticker import FixedFormatter
 from PIL import Image
 
@@ -52,6 +53,29 @@ def nice_floor(x: float) -> float:
     return 10.0 ** k
 
 
+FILL = 0.4  # an axis shrinks only when the data would fill less than this share of it, as drawn (linear or log)
+
+
+def steady_lim(ax, which: str, lo: float, hi: float) -> None:
+    """Set ``ax``'s x or y limits to (lo, hi), or keep the current ones while they hold the new range and the new range
+    fills at least ``FILL`` of them as drawn (in log space on a log axis).
+
+    The axes then hold still while a learner sweeps a control, so runs are compared by eye on the same scale, and the
+    panel's frame is reused (a moved axis costs a full draw, 50-100 ms). The first limits a panel sets are always
+    taken (``ax`` remembers which of its axes it has set)."""
+    done = ax.__dict__.setdefault("_steady_set", set())
+    cur_lo, cur_hi = sorted(ax.get_xlim() if which == "x" else ax.get_ylim())
+    log = (ax.get_xscale() if which == "x" else ax.get_yscale()) == "log"
+    keep = which in done and cur_lo <= lo and hi <= cur_hi
+    if keep and log:
+        keep = lo > 0 and math.log(hi / lo) >= FILL * math.log(cur_hi / cur_lo)
+    elif keep:
+        keep = hi - lo >= FILL * (cur_hi - cur_lo)
+    if not keep:
+        done.add(which)
+        (ax.set_xlim if which == "x" else ax.set_ylim)(lo, hi)
+
+
 def _axis_key(axis) -> tuple:
     fmt = axis.get_major_formatter()
     labels = tuple(fmt.seq) if isinstance(fmt, FixedFormatter) else ()
@@ -75,6 +99,21 @@ def moving(ax) -> list:
                   key=lambda a: a.get_zorder())  # a stable sort: equal zorders keep their order, as in Axes.draw
     legend = [ax.get_legend()] if ax.get_legend() is not None else []
     return [*data, ax.title, ax._left_title, ax._right_title, *legend]  # noqa: SLF001 - the side titles
+
+
+def _blank(a, ax) -> bool:
+    """Would drawing ``a`` change no pixel? A bar of zero length with no edge, or one wholly outside the view (clipped
+    away): a histogram's empty bins and the bins past the axis limits cost a draw each and draw nothing."""
+    if not isinstance(a, Rectangle) or a.get_data_transform() != ax.transData:
+        return False
+    if (a.get_linewidth() == 0 or a.get_edgecolor()[3] == 0) and (a.get_width() == 0 or a.get_height() == 0):
+        return True
+    if not a.get_clip_on():
+        return False
+    (x0, x1), (y0, y1) = sorted(ax.get_xlim()), sorted(ax.get_ylim())
+    ax0, ax1 = sorted((a.get_x(), a.get_x() + a.get_width()))
+    ay0, ay1 = sorted((a.get_y(), a.get_y() + a.get_height()))
+    return ax1 < x0 or ax0 > x1 or ay1 < y0 or ay0 > y1
 
 
 class LayeredCanvas:
@@ -102,7 +141,7 @@ class LayeredCanvas:
             self.canvas.restore_region(self._frame)
         for ax, arts in layers:
             for a in arts:
-                if a.get_visible():
+                if a.get_visible() and not _blank(a, ax):
                     ax.draw_artist(a)
         w, h = self.canvas.get_width_height()
         buf = io.BytesIO()

@@ -10,7 +10,7 @@ from matplotlib.ticker import MaxNLocator
 from workbench.analysis.metrics import summarize, wait_profile
 from workbench.config import RESIDENCY_DISPATCH, Batching, ResidencyPolicy, Scheduler
 from workbench.ui import figures as f
-from workbench.ui.layers import nice_ceil
+from workbench.ui.layers import nice_ceil, steady_lim
 from workbench.ui.palette import BASELINE, BASELINE_ALPHA, CURRENT, cause_color
 from workbench.ui.panel import Panel, builtin, dropdown, lat_ms, slider, with_rate
 
@@ -60,14 +60,15 @@ class BatchingPanel(Panel):
         self.wait_prev.set_data(pp["t_s"], pp["p99"] * 1e3)
         top = max(float(np.nanmax(p["p99"], initial=0)), float(np.nanmax(pp["p99"], initial=0))) * 1e3
         t_end = max(float(np.max(p["t_s"], initial=0)), float(np.max(pp["t_s"], initial=0)))
-        self.axes[0].set_xlim(0, nice_ceil(t_end * 1.02))
-        self.axes[0].set_ylim(0, nice_ceil(top * 1.1))
+        steady_lim(self.axes[0], "x", 0, nice_ceil(t_end * 1.02))
+        steady_lim(self.axes[0], "y", 0, nice_ceil(top * 1.1))
         counts = batch_counts(r["trace"].batch_size)
         prev_counts = batch_counts(prev["trace"].batch_size) if prev else None
         self.hist.update(counts, prev_counts)
         biggest = int(np.flatnonzero(np.maximum(counts, 0 if prev_counts is None else prev_counts)).max(initial=1))
-        self.axes[1].set_xlim(0.4, biggest + 0.6)
-        self.axes[1].set_ylim(0, nice_ceil(max(counts.max(), 0 if prev_counts is None else prev_counts.max()) * 1.1))
+        steady_lim(self.axes[1], "x", 0.4, biggest + 0.6)
+        most = max(counts.max(), 0 if prev_counts is None else prev_counts.max())
+        steady_lim(self.axes[1], "y", 0, nice_ceil(most * 1.1))
         self.axes[1].set_title(f"mean batch {r['trace'].batch_size.mean():.2f}", fontsize=9)
 
     def text(self, r):
@@ -135,7 +136,7 @@ class FairnessPanel(Panel):
         cur = self._stream_ms(r)
         old = self._stream_ms(prev) if prev else None
         self.stream_bars.update(cur, old)
-        self.axes[0].set_ylim(*f.log_limits(cur, np.zeros(0) if old is None else old, pad=1.5))
+        steady_lim(self.axes[0], "y", *f.log_limits(cur, np.zeros(0) if old is None else old, pad=1.5))
         self.axes[0].set_title(f"per-stream latency; Jain's fairness index {r['summary']['fairness_jain']:.3f}",
                                fontsize=9)
         self.core_bars.update(r["summary"]["cores"]["utilization"],
@@ -190,8 +191,8 @@ class ResidencyPanel(Panel):
         t, ms = tr.arrival_s[ok], tr.latency_s[ok] * 1e3
         self.points.set_data(t, ms)
         t_end = float(tr.arrival_s[-1]) if len(tr.arrival_s) else 1.0
-        ax.set_xlim(0, nice_ceil(t_end))
-        ax.set_ylim(*f.log_limits(ms, pad=1.3))
+        steady_lim(ax, "x", 0, nice_ceil(t_end))
+        steady_lim(ax, "y", *f.log_limits(ms, pad=1.3))
         starts = tr.batch_start_s[tr.batch_reload_s > 0]
         counts = np.histogram(starts, bins=RELOAD_BINS, range=(0, t_end))[0]
         width = t_end / RELOAD_BINS

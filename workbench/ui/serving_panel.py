@@ -18,7 +18,7 @@ from workbench.serving.engine import simulate_tokens
 from workbench.serving.metrics import itl_s, summarize_tokens
 from workbench.ui import figures as f
 from workbench.ui import serving_figures as sf
-from workbench.ui.layers import nice_ceil
+from workbench.ui.layers import nice_ceil, steady_lim
 from workbench.ui.palette import BASELINE, BASELINE_ALPHA, CURRENT, TOKEN_PHASES
 from workbench.ui.panel import Panel, builtin, dropdown, slider
 from workbench.ui.token_compare import token_what_changed
@@ -74,7 +74,7 @@ class ServingPanel(Panel):
             self.kv_prev.set_data(*f.decimate(p.it_end_s, p.it_blocks_used / p.run.kv.blocks))
         t = tr.it_start_s[tr.it_preemptions > 0]
         self.ticks.set_data(t, np.full(len(t), 0.02))
-        self.axes[1].set_xlim(0, nice_ceil(max(tr.it_end_s[-1], prev["trace"].it_end_s[-1] if prev else 0.0)))
+        steady_lim(self.axes[1], "x", 0, nice_ceil(max(tr.it_end_s[-1], prev["trace"].it_end_s[-1] if prev else 0.0)))
         self.axes[1].set_title(f"KV cache: {int(tr.preemptions.sum())} preemptions", fontsize=9)
 
     def text(self, r):
