@@ -21,7 +21,7 @@ from workbench.grading.drills import load_drills
 from workbench.grading.evaluate import GOALS, evaluate, load_corpus
 
 LABELS = Path(__file__).parent / "grader_labels"
-NEXT = ("Z", "AA")  # stored for later final scores (grader_eval.py leaves them out too)
+NEXT = ("Z", "AA", "AB")  # stored for later final scores (grader_eval.py leaves them out too)
 FINAL = "Y"  # held out in tests/benchmarks/grader_eval.py (X: scored once 2026-12-05, ninth session)
 BELOW_GOAL = {"workload": 0.88}  # corpus less Y, Z, AA (1,900) 2026-12-05, ninth session: see README; goal 0.9
 
