@@ -71,11 +71,15 @@ def _linked(window: str, steps) -> bool:
     if len(spots) < 2:
         return False
     lo, hi = min(spots), max(spots)
-    # the 'if' of a rollback or the 'until' of a release gate is a condition on an action, not a cause
-    acts = [m.span() for g in (GATE, GATE_FIRST, HELD) for m in g.finditer(window)] + _tied_way_backs(window)
-    return any(lo < m.start() < hi and not (m.group() in _CONDITIONS and any(a <= m.start() < b for a, b in acts))
-               for m in CAUSAL.finditer(window)) or \
-        any(lo < m.start(1) < hi for m in _EXPLAINED.finditer(window))
+    causes = [m for m in CAUSAL.finditer(window) if lo < m.start() < hi]
+    if any(m.group() not in _CONDITIONS for m in causes) or \
+            any(lo < m.start(1) < hi for m in _EXPLAINED.finditer(window)):
+        return True
+    # the 'if' of a rollback or the 'until' of a release gate is a condition on an action, not a cause (the spans are
+    # found only when a condition word is all that links the window)
+    acts = [m.span() for g in (GATE, GATE_FIRST, HELD) for m in g.finditer(window)] + _tied_way_backs(window) \
+        if causes else []
+    return any(not any(a <= m.start() < b for a, b in acts) for m in causes)
 
 
 # a colon inside a claim, after a clause of its own (four words or more: not a 'root cause:' label), introduces what
@@ -289,16 +293,14 @@ _VAGUE = {"infra", "infrastructure", "people", "folks", "somebody", "anyone", "e
 
 # an organisation's name, its 'team' left out, doing the work ('serving runtime reverts the batcher', 'ML compiler
 # adds the buckets'): a field and a function, so 'the compiler adds' (software) is not one
-_ORG_ACTS = re.compile(r"(?:^|[.;:] )\W*(?:the )?"
-                       r"(?:serving|inference|ml|model|kernel|capacity|performance|perf|platform)"
-                       r" (?:runtime|compiler|platform|quality|serving|kernels|infra|planning)"
-                       r" (?!is |was |has |does )[a-z]+s ")
+_ORG = (r"(?:serving|inference|ml|model|kernel|capacity|performance|perf|platform)"
+        r" (?:runtime|compiler|platform|quality|serving|kernels|infra|planning)")
+_ORG_ACTS = re.compile(r"(?:^|[.;:] )\W*(?:the )?" + _ORG + r" (?!is |was |has |does )[a-z]+s ")
 
 # a team in parentheses after the action it owns ('move embedding to its own pool (serving platform team)')
 _PAREN_OWNER = re.compile(r"\(\s*(?:owner:?\s*)?(?:the )?"
                           r"(?:(?!some |any |a )(?:[a-z/&-]+ ){1,2}(?:team|squad|group|on-?call)|"
-                          r"(?:serving|inference|ml|model|kernel|capacity|performance|perf|platform)"
-                          r" (?:runtime|compiler|platform|quality|serving|kernels|infra|planning))\s*[;,)]")
+                          + _ORG + r")\s*[;,)]")
 
 
 def _owner_in(s: str, n: str) -> bool:

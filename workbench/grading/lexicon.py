@@ -233,9 +233,10 @@ NAMED = re.compile(r"\b[A-Z][a-z]{2,}\b(?: [A-Z][a-z]+)? ?(?:\(|,| from | on | i
 METRICS = ("p50", "p90", "p95", "p99", "tail", "latency", "throughput", "hit rate", "wait", "utilisation",
            "utilization", "queue", "slo", "qps", "req/s", "rps", "error rate", "mean", "median", "percentile",
            "slowest")
-DIRECTION = ("rose", "rise", "risen", "increase", "doubled", "tripled", "went up", "jumped", "regress", "grew",
-             "grow", "spike", "climb", "worse", "degrad", "higher", "dropped", "fell", "falls", "from", "blew up",
-             "exploded", "slower", "longer", "went from", "goes up", "go up", "going up", "shot up", "balloon")
+DIRECTION = ("rose", "rise", "risen", "increase", "doubled", "tripled", "quadrupled", "went up", "jumped", "regress",
+             "grew", "grow", "spike", "climb", "worse", "degrad", "higher", "dropped", "fell", "falls", "from",
+             "blew up", "exploded", "slower", "longer", "went from", "goes up", "go up", "going up", "shot up",
+             "balloon")
 FIX_MARKER = re.compile(r"(?<![a-z])(?:(?:the )?(?:fix|solution|remedy|mitigation|proposal|change|action|plan)"
                         r"(?:\s?:|\s(?:is|would be|=|here is))|i'd|i would|i will|i'll|we should|we'd|we need|should|"
                         r"need to|let's|recommend|propose|suggest|instead(?! of)|go with|my call|i want|to fix|"

@@ -83,8 +83,7 @@ def _level_only(n: str, near: str) -> bool:
 _METRIC = "|".join(_METRIC_WORD.get(m, re.escape(m)) for m in METRICS if m not in _NOT_REGRESSED) + "|" + \
     "|".join(_TOKEN_METRICS + _PLAIN_METRICS)
 # a move: a direction word, a multiple or a change with its unit ('7×', 'quadrupled'), or from-to figures
-_MOVED = "|".join(re.escape(d) for d in (*DIRECTION, "quadrupled")) + \
-    r"|\d+(?:\.\d+)?\s?(?:x|×|%|ms|s)\b|\d+(?:\.\d+)?\s?×|->|\d(?:\.\d+)? to \d"
+_MOVED = "|".join(re.escape(d) for d in DIRECTION) + r"|\d+(?:\.\d+)?\s?(?:(?:x|%|ms|s)\b|×)|->|\d(?:\.\d+)? to \d"
 _METRIC_AT = re.compile(rf"(?<![a-z])(?:{_METRIC})")
 _NEAR = re.compile(rf"(?<![a-z])(?:{_METRIC})(?:s|es|ing|ed)?(?![a-z])"  # a metric word and its inflections
                    rf"(?:\W{{1,4}}\w{{1,40}}){{0,8}}?\W{{1,4}}(?:{_MOVED})")
