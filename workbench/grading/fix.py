@@ -190,6 +190,17 @@ def unbounded(body: str, drill: Drill) -> bool:
     return not has(body, alternatives)  # 'lower the fusion level to elementwise' names where it goes
 
 
+def _masked(body: str, terms: tuple[str, ...]) -> str:
+    """The body with the fix terms that are no action blanked, so no term lends another an action ('weighted fair
+    queueing' holds no 'weight')."""
+    chars = list(body)
+    for t in terms:
+        if t.split(" ")[0] not in ACTIONS:
+            for m in phrase(t).finditer(body):
+                chars[m.start():m.end()] = " " * (m.end() - m.start())
+    return "".join(chars)
+
+
 def _acted_on(body: str, masked: str, term: str, m: re.Match) -> bool:
     """Is this mention of a fix term acted on (proposed), not a proof, a watch or an escape hatch that mentions it? The
     fix terms' own words are no action (``masked`` blanks them: 'weighted fair queueing' names the fix, it does not
@@ -241,9 +252,7 @@ def fix_sentence(s: str, n: str, drill: Drill, words: frozenset[str], asked: boo
     terms = drill.rubric.fix_terms + drill.rubric.fix_plain
     if (asked or FIX_LABEL.match(n)) and (has(n, terms) or _names(n, words)):  # a config key may name it
         return True  # "fix: max_delay back to 2 ms", "fix: least-loaded dispatch"
-    # the fix terms that are no action blanked from each other's context ('weighted fair queueing' holds no 'weight')
-    names = [mt.span() for t in terms if t.split(" ")[0] not in ACTIONS for mt in phrase(t).finditer(body)]
-    masked = "".join(" " if any(a <= i < b for a, b in names) else c for i, c in enumerate(body)) if names else body
+    masked = _masked(body, terms)
     if any(_acted_on(body, masked, t, m) for t in terms if not negated(body, t) for m in phrase(t).finditer(body)):
         return True
     if reverts(n, drill.rubric.revert_terms):  # undoing the change that caused it, not tied to a condition
