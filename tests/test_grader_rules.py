@@ -512,6 +512,12 @@ FIXES = [
     ("recompile-storm", "Compile the 1024 and 2048 buckets before launch.", True),
     ("compiler-runtime-mapping", "I'd want to check it, but the prompts are longer than the 512 envelope we compile "
                                  "for, so they miss the buckets.", False),
+    # where undoing the change is the fix, the setting named by its age ('the old timer') is the change undone; an
+    # escape hatch or a conditional way back is still no fix
+    ("batching-queueing-delay", "The team should go back to the old short timer and the smaller bus size.", True),
+    ("fairness-starvation", "Return to the previous scheduler for now.", True),
+    ("batching-queueing-delay", "We can always go back to the old timer.", False),
+    ("batching-queueing-delay", "Ship the new timer on a canary and go back to the old one if p99 is worse.", False),
 ]
 
 

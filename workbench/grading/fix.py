@@ -123,6 +123,11 @@ def _fix_line(n: str, words: frozenset[str]) -> bool:
     return bool(_ACTION.search(body)) and any(content_words(i) >= 3 and _names(i, words) for i in links(body))
 
 
+# the setting as it was before the change, named by its age ('go back to the old short timer', 'return to the
+# previous values'): in a drill whose fix undoes the change, that is what undoing it means
+_BEFORE_CHANGE = re.compile(r" (?:to )?(?:the |our |its |their )?(?:old|previous|original|earlier|prior|former)(?![a-z])")
+
+
 def reverts(n: str, terms: tuple[str, ...]) -> bool:
     """Does the sentence undo the regression's own change, unconditionally ('revert the batcher change', 'go back to
     the old window and cap', 'rolls it back to weighted fair queueing')? The change must be named within the way
@@ -131,7 +136,7 @@ def reverts(n: str, terms: tuple[str, ...]) -> bool:
         before, after = n[max(0, m.start() - 30):m.start()], n[m.end():m.end() + 30]
         if MAYBE_BACK.search(before) or MAYBE_BACK.search(after) or NEGATED_BACK.search(before):
             continue
-        if has(n[max(0, m.start() - 30):m.end() + 60], terms):
+        if has(n[max(0, m.start() - 30):m.end() + 60], terms) or _BEFORE_CHANGE.match(n, m.end()):
             return True
     return False
 
