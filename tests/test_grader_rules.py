@@ -518,6 +518,10 @@ FIXES = [
     ("fairness-starvation", "Return to the previous scheduler for now.", True),
     ("batching-queueing-delay", "We can always go back to the old timer.", False),
     ("batching-queueing-delay", "Ship the new timer on a canary and go back to the old one if p99 is worse.", False),
+    # placement's fix in an analogy's words: any server takes any request (pooling); a time 'taken' is no fix
+    ("static-placement-imbalance", "Fix: let any till take any customer.", True),
+    ("static-placement-imbalance", "Let any counter serve any customer, like one line at the bank.", True),
+    ("static-placement-imbalance", "The long requests do not take any longer on core 2.", False),
 ]
 
 
