@@ -522,6 +522,10 @@ FIXES = [
     ("static-placement-imbalance", "Fix: let any till take any customer.", True),
     ("static-placement-imbalance", "Let any counter serve any customer, like one line at the bank.", True),
     ("static-placement-imbalance", "The long requests do not take any longer on core 2.", False),
+    # a fix term as the subject of a verb in the present describes the fix; a team or an imperative proposes it
+    ("fairness-starvation", "Weighted fair queueing allocates capacity in proportion to weights.", False),
+    ("fairness-starvation", "The runtime team restores the WFQ weights to 4:1.", True),
+    ("fairness-starvation", "Restore weighted fair queueing with weights 4:1.", True),
 ]
 
 

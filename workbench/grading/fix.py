@@ -125,7 +125,8 @@ def _fix_line(n: str, words: frozenset[str]) -> bool:
 
 # the setting as it was before the change, named by its age ('go back to the old short timer', 'return to the
 # previous values'): in a drill whose fix undoes the change, that is what undoing it means
-_BEFORE_CHANGE = re.compile(r" (?:to )?(?:the |our |its |their )?(?:old|previous|original|earlier|prior|former)(?![a-z])")
+_BEFORE_CHANGE = re.compile(r" (?:to )?(?:the |our |its |their )?"
+                            r"(?:old|previous|original|earlier|prior|former)(?![a-z])")
 
 
 def reverts(n: str, terms: tuple[str, ...]) -> bool:
@@ -202,8 +203,18 @@ def _masked(body: str, terms: tuple[str, ...]) -> str:
     for t in terms:
         if t.split(" ")[0] not in ACTIONS:
             for m in phrase(t).finditer(body):
-                chars[m.start():m.end()] = " " * (m.end() - m.start())
+                end = re.compile(r"[a-z]*").match(body, m.end()).end()  # to the word's end ('queu' + 'eing')
+                chars[m.start():end] = " " * (end - m.start())
     return "".join(chars)
+
+
+# a verb in the present whose subject is a fix term (blanked by _masked) says what the fix does, it proposes nothing
+# ('weighted fair queueing allocates capacity in proportion to weights')
+_DESCRIBES = re.compile(r"(?<=  )[a-z]+s(?![a-z])")
+
+
+def _described(before: str) -> str:
+    return _DESCRIBES.sub(lambda m: " " * len(m.group()) if _ACTION.fullmatch(m.group()) else m.group(), before)
 
 
 def _acted_on(body: str, masked: str, term: str, m: re.Match) -> bool:
@@ -214,7 +225,7 @@ def _acted_on(body: str, masked: str, term: str, m: re.Match) -> bool:
     verb = term.strip().lower().split(" ")[0] in ACTIONS
     after = masked[m.end():at + 60]
     after = after[:_CONSEQUENCE.search(after + " ").start()]  # what follows 'so' is its effect, not an act on it
-    near = body[max(0, at - 60):at + 60] if verb else masked[max(0, at - 60):at] + " | " + _acted(after)
+    near = body[max(0, at - 60):at + 60] if verb else _described(masked[max(0, at - 60):at]) + " | " + _acted(after)
     before = body[max(0, at - 60):at]
     marks = list(FIX_MARKER.finditer(before))
     if marks:  # a proof before 'the fix is' is another clause's ('... a rerun proves it, the fix is least-loaded')
