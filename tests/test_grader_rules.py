@@ -280,6 +280,12 @@ MECHANISMS = [
      "counters agree: 48 loads and 48 evictions. Look at the embedding model, one request in two thousand. When one "
      "arrives, the runtime evicts the least recently used model to load it. Each load pulls 12 GiB over PCIe, about "
      "200 ms, so the cores wait, queues build and p99 spikes.", True),
+    # a checkout-lane analogy: a lane kept 'only for' one basket size is the static placement, its 'long line' the
+    # queue; the same lanes with no rule that sends a size to one of them claim no placement
+    ("static-placement-imbalance", "Lane 1 is only for small baskets. Nearly all shoppers (87%) have small baskets, "
+     "so lane 1 has a long line while the other lanes are mostly idle, and the slowest 1% get slower.", True),
+    ("static-placement-imbalance", "Nearly all shoppers (87%) have small baskets, and the slowest 1% got slower.",
+     False),
 ]
 
 
