@@ -200,8 +200,8 @@ class ResidencyPanel(Panel):
             patch.set_x(k * width)
             patch.set_width(width)
             patch.set_height(counts[k])
-        self.reload_ax.set_xlim(0, nice_ceil(t_end))
-        self.reload_ax.set_ylim(0, nice_ceil(max(counts.max(initial=0), 1) * 1.25))
+        if counts.any():  # no batch waited: no bars, and the scale of the last run that had some stays
+            steady_lim(self.reload_ax, "y", 0, nice_ceil(counts.max() * 1.25))
         ax.set_title(f"latency over time; {len(starts)} batches waited for weights, per {width * 1e3:.0f} ms (bars)",
                      fontsize=9)
         self.cdf.update(lat_ms(r), lat_ms(prev))
