@@ -101,6 +101,12 @@ def test_a_rollback_is_a_way_back_tied_to_a_condition_or_a_gate(text, present):
 
 
 OWNERS = [
+    # a short role in lower case is often another word ('behind em' is 'behind them', '3 pm' a time); in capitals or
+    # after a determiner it names the role
+    ("prod prompts are long, so batches take way longer and things queue behind em.", False),
+    ("The canary starts at 3 pm on Monday.", False),
+    ("The EM signs off on the rollout.", True),
+    ("our em signs off on the rollout.", True),
     # a team that owns a thing, whatever the thing; software that 'owns' it is no one, nor is a metric owned
     ("ML compiler owns fusion and the cost model.", True),
     ("I'd have serving platform own adding a replica for surges.", True),

@@ -303,8 +303,21 @@ _PAREN_OWNER = re.compile(r"\(\s*(?:owner:?\s*)?(?:the )?"
                           + _ORG + r")\s*[;,)]")
 
 
+# a short role written in lower case is often another word ('things queue behind em', 'at 3 pm'): it names the role
+# when written in capitals ('the EM owns it') or after a determiner ('our em signs off')
+_SHORT_ROLE = re.compile(r"(?<![a-z])(em|pm|tl)(?![a-z])")
+_DETERMINER = re.compile(r"(?:the|our|my|your|their|an?)\W+$")
+
+
+def _short_roles(s: str, n: str) -> str:
+    capital = {m.lower() for m in re.findall(r"(?<![A-Za-z])(EM|PM|TL)(?![A-Za-z])", s)}
+    return _SHORT_ROLE.sub(lambda m: m.group() if m.group() in capital or _DETERMINER.search(n[:m.start()])
+                           else " " * len(m.group()), n)
+
+
 def _owner_in(s: str, n: str) -> bool:
     n = _TLDR.sub(" ", _POSSESSIVE_OWN.sub(" ", n))  # 'its own' names no owner; 'tl;dr' is no tech lead
+    n = _short_roles(s, n)
     if n.rstrip().endswith("?"):
         return False  # a question ('who owns it?', 'maybe the compiler folks?') assigns no one
     strong = I_OWN.search(n) or OWNER_LABEL.search(n) or re.search(r"own|accountab|responsib|dri\b|sign", n)
