@@ -541,6 +541,12 @@ FIXES = [
     ("fairness-starvation", "Weighted fair queueing allocates capacity in proportion to weights.", False),
     ("fairness-starvation", "The runtime team restores the WFQ weights to 4:1.", True),
     ("fairness-starvation", "Restore weighted fair queueing with weights 4:1.", True),
+    # a verb before ', so' / 'since' acts in another clause: no action on the fix term after it; 'so' with no comma
+    # may be a purpose ('change the build so the elementwise steps are merged')
+    ("cost-model-misses-contention", "The roofline prices a batch with the full HBM bandwidth, and for an unfused "
+     "block that's a lot of bandwidth, since every elementwise op writes its output back.", False),
+    ("cost-model-misses-contention", "Then I'd change the build so the simple elementwise steps are merged and far "
+     "less data goes through the pipe.", True),
 ]
 
 

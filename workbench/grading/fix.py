@@ -56,6 +56,7 @@ def _names(n: str, words: frozenset[str]) -> bool:
 
 
 # a clause of consequence or reason: 'int8 buckets stop at 512, so prompts miss and run the generic path'
+_CAUSE_BREAK = re.compile(r", so |,? (?:because|since|hence|thus|whereas) ")
 _CONSEQUENCE = re.compile(r",? (?:so|because|since|which|hence|thus|whereas|while) |$")
 
 
@@ -225,7 +226,9 @@ def _acted_on(body: str, masked: str, term: str, m: re.Match) -> bool:
     verb = term.strip().lower().split(" ")[0] in ACTIONS
     after = masked[m.end():at + 60]
     after = after[:_CONSEQUENCE.search(after + " ").start()]  # what follows 'so' is its effect, not an act on it
-    near = body[max(0, at - 60):at + 60] if verb else _described(masked[max(0, at - 60):at]) + " | " + _acted(after)
+    lead = masked[max(0, at - 60):at]
+    lead = lead[max((m.end() for m in _CAUSE_BREAK.finditer(lead)), default=0):]  # not before 'so' (another clause)
+    near = body[max(0, at - 60):at + 60] if verb else _described(lead) + " | " + _acted(after)
     before = body[max(0, at - 60):at]
     marks = list(FIX_MARKER.finditer(before))
     if marks:  # a proof before 'the fix is' is another clause's ('... a rerun proves it, the fix is least-loaded')
