@@ -555,6 +555,22 @@ def test_fix_shapes(drill, text, want):
     assert grade(D[drill], text).elements["fix"].present is want
 
 
+def test_the_fix_quoted_is_the_sentence_that_proposes_it():
+    """A thing's past action is what happened ('the benchmark used short prompts'); a verb before ', so' or 'since'
+    acts in another clause. The evidence a learner sees is the proposal, not the story before it."""
+    text = ("benchmark used short synthetic prompts so everything hit the int8 buckets. prod prompts are long, 73% go "
+            "to generic. add 1k/2k int8 buckets")
+    assert grade(D["precision-win-without-fallback"], text).elements["fix"].evidence == "add 1k/2k int8 buckets"
+    text = ("That's fine for compute-bound kernels, but the block is unfused, so every elementwise op round-trips to "
+            "HBM. Fix: compile the block with elementwise fusion.")
+    assert grade(D["cost-model-misses-contention"], text).elements["fix"].evidence.startswith("Fix: compile")
+    # a story's past action by a team is the fix told as done; a remediation label labels the fix
+    assert grade(D["precision-win-without-fallback"], "The ML compiler team's quantization owner added 1024 and 2048 "
+                 "INT8 buckets from the production histogram.").elements["fix"].present
+    assert grade(D["memory-residency-eviction"], "Remediation: embedding model moved to its own accelerator "
+                 "pool.").elements["fix"].present
+
+
 def test_a_counterfactual_dismisses_the_wrong_class():
     """'A leak would look different' argues against the leak: it must not void the mechanism beside it."""
     text = ("Three 12 GiB models need 36 GiB and only two fit in 32 GiB, so every batch for the third evicts an idle "
