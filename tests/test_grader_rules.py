@@ -547,6 +547,11 @@ FIXES = [
      "block that's a lot of bandwidth, since every elementwise op writes its output back.", False),
     ("cost-model-misses-contention", "Then I'd change the build so the simple elementwise steps are merged and far "
      "less data goes through the pipe.", True),
+    # a thing's action in the present describes ('it moves more bytes than the plan with elementwise fusion'); a
+    # team's in the present is its plan
+    ("fusion-memory-bursts", "The kernel spills to HBM and reads it again, so each request moves more bytes than "
+     "under elementwise fusion.", False),
+    ("fusion-memory-bursts", "The ML compiler team moves this model back to elementwise fusion behind the flag.", True),
 ]
 
 

@@ -58,11 +58,23 @@ def _names(n: str, words: frozenset[str]) -> bool:
 # a clause of consequence or reason: 'int8 buckets stop at 512, so prompts miss and run the generic path'
 # a past action of a thing is what happened ('the benchmark used short prompts so everything hit the int8 buckets'),
 # a past action of a person or a team may be the fix told as a story ('the compiler team's owner added 2048 buckets')
-_THING_DID = re.compile(r"(?<![a-z])([a-z]+ )([a-z]+ed)(?![a-z])")
+_THING_DID = re.compile(r"(?<![a-z])[a-z]+(?:ed|s)(?![a-z])")
 _PEOPLE = frozenset(("i", "we", "they", "he", "she", "you", "team", "teams", "owner", "owners", "folks", "lead",
                      "engineer", "engineers", "sre", "sres", "on-call", "oncall", "who", "someone", "somebody",
                      "manager", "people", "and", "then", "also", "just", "already", "have", "has", "had", "be",
                      "been", "get", "got", "should", "would", "could", "must", "will", "to"))
+
+
+def _things_did(lead: str) -> str:
+    """``lead`` with the past or present actions of things blanked (the word before the verb is not a person)."""
+    def blank(m: re.Match) -> str:
+        before = lead[:m.start()].split()
+        if _ACTION.fullmatch(m.group()) and (not before or before[-1] not in _PEOPLE):
+            return " " * len(m.group())
+        return m.group()
+    return _THING_DID.sub(blank, lead)
+
+
 _CAUSE_BREAK = re.compile(r", so |,? (?:because|since|hence|thus|whereas) ")
 _CONSEQUENCE = re.compile(r",? (?:so|because|since|which|hence|thus|whereas|while) |$")
 
@@ -235,8 +247,7 @@ def _acted_on(body: str, masked: str, term: str, m: re.Match) -> bool:
     after = after[:_CONSEQUENCE.search(after + " ").start()]  # what follows 'so' is its effect, not an act on it
     lead = masked[max(0, at - 60):at]
     lead = lead[max((m.end() for m in _CAUSE_BREAK.finditer(lead)), default=0):]  # not before 'so' (another clause)
-    lead = _THING_DID.sub(lambda p: p.group(1) + " " * len(p.group(2)) if _ACTION.fullmatch(p.group(2))
-                          and p.group(1).split()[-1] not in _PEOPLE else p.group(), lead)
+    lead = _things_did(lead)
     near = body[max(0, at - 60):at + 60] if verb else _described(lead) + " | " + _acted(after)
     before = body[max(0, at - 60):at]
     marks = list(FIX_MARKER.finditer(before))
