@@ -107,6 +107,10 @@ OWNERS = [
     ("The canary starts at 3 pm on Monday.", False),
     ("The EM signs off on the rollout.", True),
     ("our em signs off on the rollout.", True),
+    # a capitalised word before a comma is no named person, and 'down' holds no 'own'
+    ("Here, with cores dropping from 73% to about 34%, utilisation went way down.", False),
+    ("Before, odd-sized requests went down a slower general route.", False),
+    ("Priya, our serving lead, owns the rollout.", True),
     # a team that owns a thing, whatever the thing; software that 'owns' it is no one, nor is a metric owned
     ("ML compiler owns fusion and the cost model.", True),
     ("I'd have serving platform own adding a replica for surges.", True),

@@ -315,6 +315,11 @@ def _short_roles(s: str, n: str) -> str:
                            else " " * len(m.group()), n)
 
 
+# what a named person does as the owner; whole words ('down', 'shown' and 'known' hold no 'own')
+_NAMED_DOES = re.compile(r"(?<![a-z])(?:own\w*|accountab\w*|driv\w*|sign\w*|lead\w*|responsib\w*|assign\w*|"
+                         r"on the hook|ask\w*)")
+
+
 def _owner_in(s: str, n: str) -> bool:
     n = _TLDR.sub(" ", _POSSESSIVE_OWN.sub(" ", n))  # 'its own' names no owner; 'tl;dr' is no tech lead
     n = _short_roles(s, n)
@@ -349,7 +354,7 @@ def _owner_in(s: str, n: str) -> bool:
     if re.search(r"(?<![a-z])(?:someone|somebody|whoever)(?![a-z])", n) and not ROLES.search(n):
         return False
     return bool(ROLES.search(n) or I_OWN.search(n) or OWNER_LABEL.search(n) or
-                (NAMED.search(s) and re.search(r"own|accountable|drive|sign|lead|responsib|assign|on the hook|ask", n)))
+                (NAMED.search(s) and _NAMED_DOES.search(n)))
 
 
 def owner(segs: list[str], norms: list[str], stuffed: bool) -> Element:
