@@ -564,6 +564,17 @@ def test_fix_shapes(drill, text, want):
     assert grade(D[drill], text).elements["fix"].present is want
 
 
+def test_the_artifact_quoted_is_the_sentence_that_asks_for_it():
+    """A sentence reading the figures per stream may name an artifact's words; the quote is the one that asks for
+    the artifact, where the answer has one (what earned the element is unchanged: any of them does)."""
+    text = ("If I split by stream, chat p99 is 0.300, it is not hurt at all. To prove it I rerun the same seed with "
+            "latency split per stream and bucket misses counted by reason.")
+    element = grade(D["average-hides-tail"], text).elements["artifact"]
+    assert element.present and element.evidence.startswith("To prove it I rerun")
+    alone = grade(D["average-hides-tail"], "If I split by stream, chat p99 is 0.300, it is not hurt at all.")
+    assert alone.elements["artifact"].present  # the reading alone still names a per-stream split
+
+
 def test_the_fix_quoted_is_the_sentence_that_proposes_it():
     """A thing's past action is what happened ('the benchmark used short prompts'); a verb before ', so' or 'since'
     acts in another clause. The evidence a learner sees is the proposal, not the story before it."""

@@ -195,19 +195,33 @@ def _reading(n: str) -> bool:
 _SEEDED_CALL = re.compile(r"[a-z_]\w*\([^()]*(?<![a-z_])seed\s?=\s?\d+")
 
 
+def _artifact_in(n: str, drill: Drill, stuffed: bool) -> bool:
+    n = _RUNS_ON.sub(lambda m: m.group()[:m.group().rindex("run")], n)
+    noun = has(n, EVIDENCE_NOUNS) or (_PROVE_BY.search(n) and "prove")  # 'prove it by running ... same seed'
+    if not noun and _SEEDED_CALL.search(n):
+        return True  # a run written as code with its seed: 'sim("priority", seed=42)'
+    if not noun or (stuffed and bare_run(n)) or _gate_only(n) or (READS_SHOWN.search(n) and
+                                                                          not PROPOSES.search(n)) or _reading(n):
+        return False  # no evidence; only a release gate's; or the evidence shown, read back ('the run shows ...')
+    rest = phrase(noun).sub(" ", n, count=1)  # something concrete besides the noun itself
+    quals = [q for q in (*QUALIFIERS, *drill.rubric.artifact_terms) if noun not in q.lower()]
+    return has(rest, quals)
+
+
+# a sentence that asks for the artifact (not one that reads figures 'vs' others): a modal, a proof's label or an
+# imperative run
+_ASKS_FOR = re.compile(r"(?<![a-z])(?:would|i'd|we'd|let's|i'll|we'll|should|need|want|prov\w*|proof|confirm\w*|"
+                       r"reproduc\w*|evidence|artifact|artefact|validat\w*|demonstrat\w*|to show|show it)(?![a-z])|"
+                       r"^\W*(?:rerun|re-run|replay|run|dump|plot|sweep|compare|capture|take)(?![a-z])")
+
+
 def artifact(segs: list[str], norms: list[str], drill: Drill, stuffed: bool) -> Element:
-    for s, n in zip(segs, norms, strict=True):
-        n = _RUNS_ON.sub(lambda m: m.group()[:m.group().rindex("run")], n)
-        noun = has(n, EVIDENCE_NOUNS) or (_PROVE_BY.search(n) and "prove")  # 'prove it by running ... same seed'
-        if not noun and _SEEDED_CALL.search(n):
-            return Element(True, quote(s), "")  # a run written as code with its seed: 'sim("priority", seed=42)'
-        if not noun or (stuffed and bare_run(n)) or _gate_only(n) or (READS_SHOWN.search(n) and
-                                                                              not PROPOSES.search(n)) or _reading(n):
-            continue  # no evidence; only a release gate's; or the evidence shown, read back ('the run shows ...')
-        rest = phrase(noun).sub(" ", n, count=1)  # something concrete besides the noun itself
-        quals = [q for q in (*QUALIFIERS, *drill.rubric.artifact_terms) if noun not in q.lower()]
-        if has(rest, quals):
-            return Element(True, quote(s), "")
+    """The first sentence naming a concrete artifact; the quote is the first of them that proposes it ('I'd rerun ...',
+    'Proof: ...'), where one does, rather than one that mentions it while reading the figures."""
+    found = [s for s, n in zip(segs, norms, strict=True) if _artifact_in(n, drill, stuffed)]
+    if found:
+        proposed = [s for s, n in zip(segs, norms, strict=True) if s in found and _ASKS_FOR.search(n)]
+        return Element(True, quote((proposed or found)[0]), "")
     return Element(False, "", "name a concrete, reproducible artifact: e.g. the closed-loop mapping report at the "
                               "same seed, a per-bucket/per-stream/per-core breakdown, a replayed trace, or a load "
                               "test at production shapes ('check dashboards' or 'profile it' is not one)",
