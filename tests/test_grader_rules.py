@@ -584,6 +584,11 @@ def test_the_fix_quoted_is_the_sentence_that_proposes_it():
     text = ("That's fine for compute-bound kernels, but the block is unfused, so every elementwise op round-trips to "
             "HBM. Fix: compile the block with elementwise fusion.")
     assert grade(D["cost-model-misses-contention"], text).elements["fix"].evidence.startswith("Fix: compile")
+    # where several sentences would earn it, the quote is the first that proposes in so many words ('Fix:', 'I'd')
+    text = ("Conservation law first: for a work-conserving scheduler, the load-weighted mean wait is fixed, so strict "
+            "priority over weighted fair queueing only moves waiting onto batch. Fix: go back to weighted fair "
+            "queueing, weight 1.0 interactive and 0.9 batch.")
+    assert grade(D["fairness-starvation"], text).elements["fix"].evidence.startswith("Fix: go back")
     # a story's past action by a team is the fix told as done; a remediation label labels the fix
     assert grade(D["precision-win-without-fallback"], "The ML compiler team's quantization owner added 1024 and 2048 "
                  "INT8 buckets from the production histogram.").elements["fix"].present
