@@ -575,6 +575,15 @@ def test_the_artifact_quoted_is_the_sentence_that_asks_for_it():
     assert alone.elements["artifact"].present  # the reading alone still names a per-stream split
 
 
+def test_the_owner_quoted_is_the_sentence_that_assigns_it():
+    """An owner named in passing ('serving on-call flips it back') earns the element; the quote is the sentence that
+    assigns the work in so many words, where the answer has one."""
+    text = ("Operationally, out_of_envelope is a config flag, so serving on-call flips it back to fallback right away. "
+            "The ML compiler team owns the recompile policy and should rebalance before we try again.")
+    element = grade(D["recompile-storm"], text).elements["owner"]
+    assert element.present and element.evidence.startswith("The ML compiler team owns")
+
+
 def test_the_fix_quoted_is_the_sentence_that_proposes_it():
     """A thing's past action is what happened ('the benchmark used short prompts'); a verb before ', so' or 'since'
     acts in another clause. The evidence a learner sees is the proposal, not the story before it."""

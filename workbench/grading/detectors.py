@@ -10,7 +10,7 @@ Definitions (kept from the grader's first version; the labelled corpus uses the 
   bottleneck class voids it;
 * artifact -- an evidence noun made concrete and reproducible (same seed, replay, per bucket ...);
 * fix -- one bounded action on the drill's fix vocabulary, proposed, not a proof, a rollback or a menu (``fix.py``);
-* owner -- an accountable team, role or person, wherever it stands in the sentence;
+* owner -- an accountable team, role or person, wherever it stands in the sentence (``owner.py``);
 * rollback -- a way back tied to a condition (if/when/unless/on + a regression, a metric, a canary
   or an SLO; a threshold is optional) or a release held on a validation gate;
 * workload -- the workload and its first failing metric, with a direction or a number (``workload.py``).
@@ -23,33 +23,21 @@ from dataclasses import dataclass
 
 from workbench.grading.drills import Drill
 from workbench.grading.lexicon import (
-    ACTIONS,
     CAUSAL,
     CONDITION,
     EVIDENCE_NOUNS,
     GATE,
     GATE_FIRST,
-    GENERIC,
     HELD,
-    I_OWN,
-    LOOK_INTO,
-    NAMED,
-    NOT_SUBJECT,
-    OWNER_CUE,
-    OWNER_LABEL,
-    OWNER_NOUN,
-    OWNER_THAT,
-    OWNS,
     PROPOSES,
     QUALIFIERS,
     READS_SHOWN,
-    ROLES,
     TEXTBOOK,
     TRIAL,
     VAGUE_WORSE,
     WAY_BACK,
 )
-from workbench.grading.text import asserted, bare_run, content_words, first_guesses, has, phrase, quote
+from workbench.grading.text import asserted, bare_run, first_guesses, has, phrase, quote
 
 
 @dataclass(frozen=True)
@@ -282,102 +270,6 @@ def without_rollbacks(n: str, reach: int = REACH) -> str:
         a, b = max(0, a - reach, n.rfind(";", 0, a) + 1), min(len(n), b + reach, stop if stop >= 0 else len(n))
         n = n[:a] + " " * (b - a) + n[b:]
     return n
-
-
-_POSSESSIVE_OWN = re.compile(r"(?<![a-z])(?:its|their|his|her|our|my|your) own(?![a-z])")  # 'on its own core'
-
-
-_TLDR = re.compile(r"(?<![a-z])tl;? ?dr(?![a-z])")
-# a plural subject's plain verb ('the compiler folks add longer buckets')
-_ACTS = re.compile(r" (?:" + "|".join(a for a in ACTIONS if " " not in a) + r"|own|take|handle|do)(?![a-z])")
-# the decision is a team's ('the memory split is the serving runtime team's call')
-_THEIR_CALL = re.compile(r"(?<![a-z])([a-z][a-z/&-]+) (?:team|group|org|lead|on-?call)'s (?:call|decision|job|"
-                         r"responsibility|problem|fix)(?![a-z])")
-
-
-# a subject that is to own it ('the compiler fusion owner should own it', 'hardware ops should own it')
-_SHOULD_OWN = re.compile(r"(?<!someone )(?<!somebody )(?<!anyone )(?<![a-z])([a-z][a-z-]+(?: [a-z][a-z-]+){0,2}) "
-                         r"(?:should|must|will|needs to|has to|have to|is to|are to|can) own"
-                         r"(?! (?:the )?(?:p\d|tail|slowest|latency|mean))(?![a-z])")
-_TOOLS = {"compiler", "runtime", "scheduler", "batcher", "autoscaler", "dispatcher", "ci", "pipeline", "system",
-          "planner", "allocator", "process", "job", "alerting"}
-_VAGUE = {"infra", "infrastructure", "people", "folks", "somebody", "anyone", "everybody", "engineering",
-          "management", "leadership", "i", "we", "you", "he", "she", "they", "us"}
-
-
-# an organisation's name, its 'team' left out, doing the work ('serving runtime reverts the batcher', 'ML compiler
-# adds the buckets'): a field and a function, so 'the compiler adds' (software) is not one
-_ORG = (r"(?:serving|inference|ml|model|kernel|capacity|performance|perf|platform)"
-        r" (?:runtime|compiler|platform|quality|serving|kernels|infra|planning)")
-_ORG_ACTS = re.compile(r"(?:^|[.;:] )\W*(?:the )?" + _ORG + r" (?!is |was |has |does )[a-z]+s ")
-
-# a team in parentheses after the action it owns ('move embedding to its own pool (serving platform team)')
-_PAREN_OWNER = re.compile(r"\(\s*(?:owner:?\s*)?(?:the )?"
-                          r"(?:(?!some |any |a )(?:[a-z/&-]+ ){1,2}(?:team|squad|group|on-?call)|"
-                          + _ORG + r")\s*[;,)]")
-
-
-# a short role written in lower case is often another word ('things queue behind em', 'at 3 pm'): it names the role
-# when written in capitals ('the EM owns it') or after a determiner ('our em signs off')
-_SHORT_ROLE = re.compile(r"(?<![a-z])(em|pm|tl)(?![a-z])")
-_DETERMINER = re.compile(r"(?:the|our|my|your|their|an?)\W+$")
-
-
-def _short_roles(s: str, n: str) -> str:
-    capital = {m.lower() for m in re.findall(r"(?<![A-Za-z])(EM|PM|TL)(?![A-Za-z])", s)}
-    return _SHORT_ROLE.sub(lambda m: m.group() if m.group() in capital or _DETERMINER.search(n[:m.start()])
-                           else " " * len(m.group()), n)
-
-
-# what a named person does as the owner; whole words ('down', 'shown' and 'known' hold no 'own')
-_NAMED_DOES = re.compile(r"(?<![a-z])(?:own\w*|accountab\w*|driv\w*|sign\w*|lead\w*|responsib\w*|assign\w*|"
-                         r"on the hook|ask\w*)")
-
-
-def _owner_in(s: str, n: str) -> bool:
-    n = _TLDR.sub(" ", _POSSESSIVE_OWN.sub(" ", n))  # 'its own' names no owner; 'tl;dr' is no tech lead
-    n = _short_roles(s, n)
-    if n.rstrip().endswith("?"):
-        return False  # a question ('who owns it?', 'maybe the compiler folks?') assigns no one
-    strong = I_OWN.search(n) or OWNER_LABEL.search(n) or re.search(r"own|accountab|responsib|dri\b|sign", n)
-    if LOOK_INTO.search(n) and not strong and not ROLES.search(n):  # a named role may be asked to look
-        return False  # "the infra folks should look into it" is advice, not an owner
-    cue = OWNER_CUE.search(n) or content_words(n) <= 6  # a team named on its own line is an assignment
-    for m in OWNER_NOUN.finditer(n):
-        words = [w for w in m.groups() if w]
-        acts = re.match(r" (?:(?!is |was |has |does )[a-z]+s|have) ", n[m.end():]) or (  # the subject: 'the team adds'
-            m.group().endswith(("folks", "lads", "crew", "engineers", "sres", "owners")) and _ACTS.match(n[m.end():]))
-        if (cue or acts) and words and words[-1] not in GENERIC and words[0] not in ("someone", "somebody"):
-            return True
-    if OWNER_THAT.search(n) or any(m.group(1) not in GENERIC for m in _THEIR_CALL.finditer(n)):
-        return True
-    for m in OWNS.finditer(n):
-        subject = m.group(1).split()
-        if subject[-1] in _TOOLS and (len(subject) == 1 or subject[-2] in ("the", "our", "a")):
-            continue  # 'the compiler owns fusion decisions' names software, not who is accountable
-        if not set(subject) & NOT_SUBJECT and subject[-1] not in GENERIC:
-            return True
-    for m in _SHOULD_OWN.finditer(n):
-        subject = m.group(1).split()
-        if re.search(r"(?:someone|somebody|anyone|whoever)\W+(?:\w+\W+){0,2}$", n[:m.start()]):
-            continue  # 'someone on the platform side can own it'
-        if not set(subject) & (NOT_SUBJECT | _VAGUE) and subject[-1] not in GENERIC:
-            return True
-    if _ORG_ACTS.search(n) or _PAREN_OWNER.search(n):
-        return True
-    if re.search(r"(?<![a-z])(?:someone|somebody|whoever)(?![a-z])", n) and not ROLES.search(n):
-        return False
-    return bool(ROLES.search(n) or I_OWN.search(n) or OWNER_LABEL.search(n) or
-                (NAMED.search(s) and _NAMED_DOES.search(n)))
-
-
-def owner(segs: list[str], norms: list[str], stuffed: bool) -> Element:
-    for s, n in zip(segs, norms, strict=True):
-        if not (stuffed and bare_run(n)) and _owner_in(s, n):
-            return Element(True, quote(s), "")
-    return Element(False, "", "name who is accountable: a team, role or person (e.g. the ML compiler team, the "
-                              "serving on-call); 'someone' or 'the team should' is not an owner",
-                   "Who owns the fix, and who signs off on the release?")
 
 
 def rollback(segs: list[str], norms: list[str], stuffed: bool) -> Element:

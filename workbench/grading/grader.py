@@ -30,6 +30,7 @@ from workbench.grading import detectors as det
 from workbench.grading.detectors import Element
 from workbench.grading.drills import Drill
 from workbench.grading.fix import fix
+from workbench.grading.owner import owner
 from workbench.grading.text import bare_run, grams, norm, recited, segments
 from workbench.grading.workload import workload
 
@@ -95,7 +96,7 @@ CARD_GRAMS = grams(CARD_TEXT)
 def _elements(segs: list[str], norms: list[str], drill: Drill, stuffed: bool) -> dict[str, Element]:
     return {"workload": workload(segs, norms, drill, stuffed), "mechanism": det.mechanism(drill, segs, norms),
             "artifact": det.artifact(segs, norms, drill, stuffed), "fix": fix(segs, norms, drill, stuffed),
-            "owner": det.owner(segs, norms, stuffed), "rollback": det.rollback(segs, norms, stuffed)}
+            "owner": owner(segs, norms, stuffed), "rollback": det.rollback(segs, norms, stuffed)}
 
 
 def graded(drill: Drill, elements: dict[str, Element]) -> Grade:
