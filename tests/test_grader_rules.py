@@ -296,6 +296,10 @@ MECHANISMS = [
      "so lane 1 has a long line while the other lanes are mostly idle, and the slowest 1% get slower.", True),
     ("static-placement-imbalance", "Nearly all shoppers (87%) have small baskets, and the slowest 1% got slower.",
      False),
+    # 'throwing one out and copying another back in' is eviction and reload in plain words
+    ("memory-residency-eviction", "The three models used to all sit in memory at once; now only two fit, so the "
+     "machine keeps throwing one out and copying another one back in, and every request waits, so the worst-case "
+     "times went up.", True),
     # 'keeps fetching' is memory traffic in plain words
     ("cost-model-misses-contention", "The block keeps fetching data because it is not fused. Under production load all "
      "four cores are at the memory door at once, so each batch takes longer than planned and the p99 grows.", True),
