@@ -677,8 +677,12 @@ def test_chunked_prefills_wrong_classes_void_the_chain_and_nothing_dismisses():
     ("A leak wouldn't give you loads equal to evictions. " + CHAIN, True),
     ("I'd have guessed a memory leak at first. Actually, no: " + CHAIN, True),
     ("A database buffer pool with a leak thrashes the same way. It is the same shape of problem here: " + CHAIN, True),
+    # a candidate listed with its own evidence against it, then the one chosen
+    ("Could be one of two things. A memory leak, but nothing here grows over time. Or capacity, which is what I'd go "
+     "with: " + CHAIN, True),
     # asserted, it still voids the chain beside it
     ("It is a memory leak. " + CHAIN, False),
+    ("It is a memory leak, but nobody has checked the heap yet. " + CHAIN, False),
 ])
 def test_a_dismissed_class_does_not_void_the_chain(text, present):
     assert grade(D["memory-residency-eviction"], text).elements["mechanism"].present is present

@@ -127,7 +127,9 @@ _DISMISS_AFTER = re.compile(r"^[^.;]{0,30}?(?<![a-z])(?:is|was|can be|has been)?
                             r"(?![a-z]))|"
                             # doubted in the same sentence: '... but I wouldn't bet on it', '... but I doubt it matters'
                             r"^[^.;]{0,90}?(?<![a-z])(?:i doubt|i'?d doubt|i wouldn'?t bet|i would not bet|unlikely|"
-                            r"probably not)(?![a-z])")
+                            r"probably not)(?![a-z])|"
+                            # its own evidence against it, next: 'a memory leak, but nothing here grows over time'
+                            r"^\W{0,3},? but (?:nothing|no|none|there'?s no|there is no)(?![a-z])")
 
 
 # a first guess the answer then turns from: 'at first I thought it was the front-end ... but then I looked at the cores'
