@@ -19,6 +19,13 @@ D = load_drills()
 
 ROLLBACKS = [
     ("Put the old settings back, 2 ms if I remember right.", False),
+    # the new thing withdrawn in other words, tied to a condition; with no condition, no rollback
+    ("Ship the new plan on a 10% canary and back it out if canary p99 is more than 5% worse.", True),
+    ("Ship the new plan on a 10% canary and disable the new config if canary p99 is more than 5% worse.", True),
+    ("Ship the new plan on a 10% canary and ramp it down to 0% if canary p99 is more than 5% worse.", True),
+    ("Ship the new plan on a 10% canary and yank it if canary p99 is more than 5% worse.", True),
+    ("We will back it out.", False),
+    ("Remove the generic path and recompile.", False),
     # gates in other words: the release waits for a validation; the old pool left carrying traffic until it passes;
     # no X until it passes; and a way back that turns the feature off on a condition
     ("The perf lead signs off, and the rollout waits for a load test at production batch sizes to pass.", True),
