@@ -118,6 +118,7 @@ OWNERS = [
     ("Here, with cores dropping from 73% to about 34%, utilisation went way down.", False),
     ("Before, odd-sized requests went down a slower general route.", False),
     ("Priya Shah, our serving lead, owns the change and the rollout.", True),
+    ("The ML compiler team is on point for the rebucketing.", True),
     # a team that owns a thing, whatever the thing; software that 'owns' it is no one, nor is a metric owned
     ("ML compiler owns fusion and the cost model.", True),
     ("I'd have serving platform own adding a replica for surges.", True),

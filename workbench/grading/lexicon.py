@@ -210,7 +210,7 @@ I_OWN = re.compile(r"(?<![a-z])(?:mine(?: to own)?(?= /|,|\.| and )|"
                    r"on the hook|responsible|the owner|the dri|sign off))")
 # a team named in a story is not an owner: the sentence must give it the work or the accountability
 OWNER_CUE = re.compile(r"(?<![a-z])(?:own\w*|ask\w*|decid\w*|theirs|accountab\w*|responsib\w*|driv\w*|"
-                       r"'s (?:call|job|decision)|the call|(?:is|are) for(?= )|"
+                       r"'s (?:call|job|decision)|the call|on point|(?:is|are) for(?= )|"
                        r"hand\w* (?:it |this |that )?(?:over )?to|"
                        r"sign\w* off|sign-off|signs?|"
                        r"assign\w*|lead\w*|dri|on the hook|should|will|would|'ll|must|needs? to|has to|have to|"
