@@ -568,6 +568,15 @@ FIXES = [
     ("fusion-memory-bursts", "The kernel spills to HBM and reads it again, so each request moves more bytes than "
      "under elementwise fusion.", False),
     ("fusion-memory-bursts", "The ML compiler team moves this model back to elementwise fusion behind the flag.", True),
+    # verbs of where work runs are actions ('dispatch', 'serve', 'host'); a thing that serves describes; a fix the
+    # answer calls the fix ('that's the real fix') is proposed; a noun at the sentence's end is no verb
+    ("static-placement-imbalance", "Dispatch each request to the least-loaded core.", True),
+    ("memory-residency-eviction", "Serve embeddings from a separate pool of cards.", True),
+    ("memory-residency-eviction", "The runtime served embed from the shared pool, the separate pool sat idle.", False),
+    ("priority-budget-starvation", "I think you need more capacity for the surge, like another replica, that's the "
+     "real fix.", True),
+    ("static-placement-imbalance", "I'd confirm with a same-seed run that reports per-core utilisation, and then the "
+     "same seed with least-loaded dispatch.", False),
 ]
 
 

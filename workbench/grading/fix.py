@@ -109,9 +109,11 @@ def _acted(after: str) -> str:
     for m in _ACTION.finditer(after):
         if m.group().endswith("ed") or (m.group() in ACTIONS and _AUX.search(after[:m.start()])):
             return after
-    return " ".join(w for w in after.split() if not _ACTION.fullmatch(w))
+    return " ".join(w for w in after.split() if not _ACTION.fullmatch(w.strip(".,;:!?()'\"")))
 
 
+_CALLED_THE_FIX = re.compile(r"(?:(?<![a-z])is|(?<![a-z])be|'s) (?:the|my|our)(?: real| actual| right| proper| whole)? "
+                             r"(?:fix|remedy|solution)(?![a-z])")
 _CLAUSE_END = re.compile(r"[.;]|$")
 # what stays as it is while a change is tried ('keep the 64 GiB pool serving until the canary is clean'): no change
 _AS_IS = re.compile(r"(?<![a-z])(?:keep|keeps|keeping|leave|leaves|leaving|stay|stays|staying) (?:on )?"
@@ -291,6 +293,8 @@ def fix_sentence(s: str, n: str, drill: Drill, words: frozenset[str], asked: boo
     terms = drill.rubric.fix_terms + drill.rubric.fix_plain
     if (asked or FIX_LABEL.match(n)) and (has(n, terms) or _names(n, words)):  # a config key may name it
         return True  # "fix: max_delay back to 2 ms", "fix: least-loaded dispatch"
+    if _CALLED_THE_FIX.search(n) and has(n, terms):
+        return True  # 'another replica, that's the real fix': the answer names its fix as the fix
     masked = _masked(body, terms)
     if any(_acted_on(body, masked, t, m) for t in terms if not negated(body, t) for m in phrase(t).finditer(body)):
         return True

@@ -41,7 +41,10 @@ ACTIONS = ("fix", "add", "lower", "raise", "switch", "move", "cap", "set", "use"
            "prefetch", "preload", "warm", "precompile", "unfuse", "fuse", "calibrate", "retune", "tune", "make",
            "ship", "cut", "trim", "bump", "grow", "shrink", "allocate", "reserve", "evict", "schedule", "weight",
            "put", "run", "let", "stop", "go with", "move to", "return to", "restore", "quantise", "quantize", "try",
-           "tile", "spread", "build", "compile")
+           "tile", "spread", "build", "compile",
+           # where work runs ('dispatch each request to the least-loaded core', 'serve embed from its own pool')
+           "dispatch", "serve", "host", "send", "steer", "distribute", "isolate", "dedicate", "offload", "migrate",
+           "relocate", "balance")
 WAY_BACK = re.compile(r"(?<![a-z])(?:roll(?:s|ed|ing)?[ -]?back|rollback|revert\w*|auto-?revert\w*|"
                       r"(?:switch|flip|go|move|swap|fall|cut|change|put|route|send|shift|bring|drain|dial|scale|roll)"
                       r"(?:\w*) (?:\w+ ){0,5}?back|back to|back (?:\w+ ){0,2}?out|back off to|undo|unwind\w*|"
@@ -245,7 +248,9 @@ DIRECTION = ("rose", "rise", "risen", "increase", "doubled", "tripled", "quadrup
 FIX_MARKER = re.compile(r"(?<![a-z])(?:(?:the )?(?:fix|solution|remedy|mitigation|proposal|change|action|plan)"
                         r"(?:\s?:|\s(?:is|would be|=|here is))|i'd|i would|i will|i'll|we should|we'd|we need|should|"
                         r"need to|let's|recommend|propose|suggest|instead(?! of)|go with|my call|i want|to fix|"
-                        r"(?:is|be) (?:the|my|our) (?:fix|remedy|solution|mitigation))"
+                        r"(?:is|be) (?:the|my|our)(?: real| actual| right| proper| whole)? "
+                        r"(?:fix|remedy|solution|mitigation))(?![a-z])|"
+                        r"'s (?:the|my|our)(?: real| actual| right| proper| whole)? (?:fix|remedy|solution|mitigation)"
                         r"(?![a-z])")
 NOT_A_FIX = re.compile(r"(?<![a-z])(?:proof|prove|evidence|artifact|artefact|confirm|show (?:it|this)|to show|"
                        r"measure|rerun|re-run|replay|compare|monitor\w*|watch\w*|dashboard\w*|alert\w*|"
