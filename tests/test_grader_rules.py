@@ -577,6 +577,11 @@ FIXES = [
      "real fix.", True),
     ("static-placement-imbalance", "I'd confirm with a same-seed run that reports per-core utilisation, and then the "
      "same seed with least-loaded dispatch.", False),
+    ("priority-budget-starvation", "Rate-limit the interactive tenant during surges.", True),
+    ("priority-budget-starvation", "Scale out to two replicas at peak.", True),
+    ("static-placement-imbalance", "Route requests to the idlest core.", True),
+    ("static-placement-imbalance", "Load-balance the short bucket across all four cores.", True),
+    ("batching-queueing-delay", "Derive max_delay from the p99 budget, about 2 ms.", True),
 ]
 
 

@@ -44,7 +44,8 @@ ACTIONS = ("fix", "add", "lower", "raise", "switch", "move", "cap", "set", "use"
            "tile", "spread", "build", "compile",
            # where work runs ('dispatch each request to the least-loaded core', 'serve embed from its own pool')
            "dispatch", "serve", "host", "send", "steer", "distribute", "isolate", "dedicate", "offload", "migrate",
-           "relocate", "balance")
+           "relocate", "balance", "load-balance", "load balance", "scale out", "scale up", "rate-limit", "rate limit",
+           "teach", "derive")
 WAY_BACK = re.compile(r"(?<![a-z])(?:roll(?:s|ed|ing)?[ -]?back|rollback|revert\w*|auto-?revert\w*|"
                       r"(?:switch|flip|go|move|swap|fall|cut|change|put|route|send|shift|bring|drain|dial|scale|roll)"
                       r"(?:\w*) (?:\w+ ){0,5}?back|back to|back (?:\w+ ){0,2}?out|back off to|undo|unwind\w*|"
