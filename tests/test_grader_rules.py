@@ -304,6 +304,12 @@ MECHANISMS = [
      "so lane 1 has a long line while the other lanes are mostly idle, and the slowest 1% get slower.", True),
     ("static-placement-imbalance", "Nearly all shoppers (87%) have small baskets, and the slowest 1% got slower.",
      False),
+    # a bus that waits until it is full or a long timer runs out: the batching window in plain words
+    ("batching-queueing-delay", "Think of a bus that now waits until it is full or a long timer runs out: each "
+     "passenger stands at the stop longer, the fuller bus takes longer to drop everyone off, so the slow end of the "
+     "API requests went from 11 to 46 ms.", True),
+    ("batching-queueing-delay", "The bus is nearly full most mornings and the slow end of the trips got longer.",
+     False),
     # 'throwing one out and copying another back in' is eviction and reload in plain words
     ("memory-residency-eviction", "The three models used to all sit in memory at once; now only two fit, so the "
      "machine keeps throwing one out and copying another one back in, and every request waits, so the worst-case "
