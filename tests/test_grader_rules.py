@@ -310,6 +310,13 @@ MECHANISMS = [
      "API requests went from 11 to 46 ms.", True),
     ("batching-queueing-delay", "The bus is nearly full most mornings and the slow end of the trips got longer.",
      False),
+    # token drills in plain words: a cache 'too small' for the conversations, docs prompts 'bumped'
+    ("kv-preemption-storm", "The cache is now too small for the conversations in flight, so the server keeps "
+     "kicking conversations out and redoing their prompts from scratch; that wasted work backs up the queue and "
+     "first-token latency explodes.", True),
+    ("priority-budget-starvation", "Under the surge the engine is overloaded; with strict priority the interactive "
+     "prompts take each iteration's token budget first, so the docs prompts keep getting bumped and docs TTFT p99 "
+     "doubles while total tokens per second doesn't change.", True),
     # 'throwing one out and copying another back in' is eviction and reload in plain words
     ("memory-residency-eviction", "The three models used to all sit in memory at once; now only two fit, so the "
      "machine keeps throwing one out and copying another one back in, and every request waits, so the worst-case "
