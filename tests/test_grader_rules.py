@@ -25,6 +25,9 @@ ROLLBACKS = [
     ("Ship the new plan on a 10% canary and ramp it down to 0% if canary p99 is more than 5% worse.", True),
     ("Ship the new plan on a 10% canary and yank it if canary p99 is more than 5% worse.", True),
     ("We will back it out.", False),
+    # a way back whose verb drops its 'e' ('moving traffic back'), and one that is the clause's own verb ('flip')
+    ("Keep the old pool around and canary the new layout, moving traffic back if canary p99 is above 7 ms.", True),
+    ("Rollback: the new plan only ever behind a flag, flip to the old plan if p99 > 5 ms for 15 min.", True),
     ("Remove the generic path and recompile.", False),
     # gates in other words: the release waits for a validation; the old pool left carrying traffic until it passes;
     # no X until it passes; and a way back that turns the feature off on a condition
@@ -590,6 +593,13 @@ FIXES = [
      "real fix.", True),
     ("static-placement-imbalance", "I'd confirm with a same-seed run that reports per-core utilisation, and then the "
      "same seed with least-loaded dispatch.", False),
+    # a condition with an action of its own after the way back ('..., adding a guard if ...', '... and, if ..., add
+    # a cap') is that action's: the way back before it is the fix
+    ("fairness-starvation", "The serving runtime team owns the scheduler and should go back to weighted fair queueing "
+     "with weights set from offered load, adding a bounded starvation guard if interactive really needs a tighter "
+     "tail.", True),
+    ("fairness-starvation", "I'd ask them to go back to weighted fair queueing (weights proportional to offered load) "
+     "and, if interactive needs a tighter tail, add a cap on how long a batch request can wait.", True),
     ("priority-budget-starvation", "Rate-limit the interactive tenant during surges.", True),
     ("priority-budget-starvation", "Scale out to two replicas at peak.", True),
     ("static-placement-imbalance", "Route requests to the idlest core.", True),

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from workbench.grading.drills import Drill
 from workbench.grading.lexicon import (
+    ACTIONS,
     CAUSAL,
     CONDITION,
     EVIDENCE_NOUNS,
@@ -217,8 +218,14 @@ def artifact(segs: list[str], norms: list[str], drill: Drill, stuffed: bool) -> 
 
 
 # a new clause, or a clause of its own forward step ('..., re-enabling priority only if ...')
+_BACK_VERBS = {"switch", "flip", "revert", "move", "put", "restore", "disable", "drop", "cut", "route", "stop", "pin",
+               "keep", "use", "set", "change", "turn", "let", "run", "ship"}  # may be the way back's own verb
 _NEW_CLAUSE = re.compile(r",? and (?:then )?(?:we|i|they|you) |; |(?:,|;) ?(?:and|but|then) ?$|"
-                         r", (?:and )?(?:only )?re-?enabl\w* ")
+                         r"(?<![a-z])(?:and|but|then), ?$|"  # '... (weights from load) and, if interactive needs ...'
+                         r", (?:and )?(?:only )?re-?enabl\w* |"
+                         # an action of its own after the way back ('..., adding a guard if interactive needs it')
+                         r", (?:and )?(?:then )?(?:" + "|".join(a.rstrip("e") for a in ACTIONS if " " not in a
+                                                               and a not in _BACK_VERBS) + r")\w* ")
 
 
 # a metric coming back ('if the rerun brings p99 back to 1.5 ms'), not a way back to the old system

@@ -47,7 +47,7 @@ ACTIONS = ("fix", "add", "lower", "raise", "switch", "move", "cap", "set", "use"
            "relocate", "balance", "load-balance", "load balance", "scale out", "scale up", "rate-limit", "rate limit",
            "teach", "derive")
 WAY_BACK = re.compile(r"(?<![a-z])(?:roll(?:s|ed|ing)?[ -]?back|rollback|revert\w*|auto-?revert\w*|"
-                      r"(?:switch|flip|go|move|swap|fall|cut|change|put|route|send|shift|bring|drain|dial|scale|roll)"
+                      r"(?:switch|flip|go|mov|swap|fall|cut|chang|put|rout|send|shift|bring|drain|dial|scal|roll)"
                       r"(?:\w*) (?:\w+ ){0,5}?back|back to|back (?:\w+ ){0,2}?out|back off to|undo|unwind\w*|"
                       # the new thing withdrawn: 'disable the new config', 'yank it', 'ramp it down to 0%'
                       r"(?:remov|kill|yank|scrap|retir|unship|deactivat)\w* (?:it|that|this|them|the (?:new )?"
