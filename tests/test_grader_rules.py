@@ -600,6 +600,8 @@ FIXES = [
      "tail.", True),
     ("fairness-starvation", "I'd ask them to go back to weighted fair queueing (weights proportional to offered load) "
      "and, if interactive needs a tighter tail, add a cap on how long a batch request can wait.", True),
+    # 'My proposal:' labels the fix; a model on 'its own machines' is the separate pool in plain words
+    ("memory-residency-eviction", "My proposal: the embedding model go to its own machines.", True),
     ("priority-budget-starvation", "Rate-limit the interactive tenant during surges.", True),
     ("priority-budget-starvation", "Scale out to two replicas at peak.", True),
     ("static-placement-imbalance", "Route requests to the idlest core.", True),

@@ -277,7 +277,8 @@ FIX_QUESTION = re.compile(r"^\s*(?:so,? )?(?:what(?:'s| is| would be| should be)
                           r"(?:fix|remedy|solution|mitigation)|"
                           r"what (?:would|should|do|will|can) (?:i|we|you) (?:change|do|ship|fix)(?: about it| first)?|"
                           r"how (?:do|would|should|can|to) (?:i |we |you )?fix(?: it| this)?)\s*\?\s*$")
-FIX_LABEL = re.compile(r"\s*(?:the )?(?:fix|fixes|solution|remedy|remediation|mitigation|change|proposed fix|proposal)"
+FIX_LABEL = re.compile(r"\s*(?:the |my |our )?"
+                       r"(?:fix|fixes|solution|remedy|remediation|mitigation|change|proposed fix|proposal)"
                        r"(?:\s?:|\s(?:is|would be|here is)\s)")
 # a definition ('priority scheduling is a policy in which ...') or a general truth ('it is known that ...'): no claim
 # about this case, so no mechanism
