@@ -568,6 +568,7 @@ FIXES = [
     # placement's fix in an analogy's words: any server takes any request (pooling); a time 'taken' is no fix
     ("static-placement-imbalance", "Fix: let any till take any customer.", True),
     ("static-placement-imbalance", "Let any counter serve any customer, like one line at the bank.", True),
+    ("static-placement-imbalance", "The fix is to let any teller serve anyone.", True),
     ("static-placement-imbalance", "The long requests do not take any longer on core 2.", False),
     # a fix term as the subject of a verb in the present describes the fix; a team or an imperative proposes it
     ("fairness-starvation", "Weighted fair queueing allocates capacity in proportion to weights.", False),
