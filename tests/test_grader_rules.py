@@ -802,8 +802,8 @@ def test_the_imbalance_the_tail_table_shows_is_not_the_recompile_storms_class():
     """The tail-driver table files compile stalls under core imbalance; an answer that blames the placement in other
     words ('the new buckets pile onto one core', 'the load is skewed') has the wrong class. Read as a first guess the
     trace turns from, it is dismissed."""
-    wrong = ("Core imbalance is 98% of the tail: the recompiled buckets pile onto one core while the others idle, and "
-             "that core's queue gives the one-second p99.")
+    wrong = ("Core imbalance is 98% of the tail. The recompiled buckets are pinned to particular cores, so the new "
+             "long-sequence buckets pile onto one core while the others idle; that core's queue gives the 1 s p99.")
     assert not grade(D["recompile-storm"], wrong).elements["mechanism"].present
     right = ("The tail table says core imbalance, but the trace shows otherwise: with recompile-on-miss the first long "
              "request compiles a new bucket on the request path, a 2 s stall of the core it is pinned to, and "
