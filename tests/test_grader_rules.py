@@ -341,6 +341,18 @@ def test_a_bare_chain_of_every_element_is_graded_weak():
     assert grade(D["compiler-runtime-mapping"], chain).verdict == "weak"
 
 
+def test_a_keyword_list_split_into_one_word_sentences_is_graded_weak():
+    """'Static placement. Skew. Hot core. ...': terms with full stops between them are still a list; a terse answer of
+    labelled lines and claims is not one."""
+    terms = ("Static placement. Skew. Hot core. Queueing. p99. Replay same seed. Least-loaded. Runtime team. Canary, "
+             "revert if p99 up.")
+    assert grade(D["static-placement-imbalance"], terms).verdict == "weak"
+    terse = ("Static placement pins the short bucket to one core; 87% of traffic is short, so that core runs at 92% "
+             "and its queue sets p99 (1.4 -> 2.7 ms). Proof: same-seed replay with per-core utilisation. Fix: "
+             "least-loaded dispatch. Owner: runtime team. Rollback: canary, revert if p99 > 1.8 ms.")
+    assert grade(D["static-placement-imbalance"], terse).verdict == "strong"
+
+
 def test_a_plain_fix_counts():
     assert grade(D["compiler-runtime-mapping"], "Add a 1024 and a 2048 bucket and recompile.").elements["fix"].present
 

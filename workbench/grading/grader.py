@@ -23,6 +23,7 @@ one is. The labelled corpus in ``tests/grader_labels/`` uses the same definition
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from workbench.errors import ConfigError
@@ -31,7 +32,7 @@ from workbench.grading.detectors import Element
 from workbench.grading.drills import Drill
 from workbench.grading.fix import fix
 from workbench.grading.owner import owner
-from workbench.grading.text import bare_run, grams, norm, recited, segments
+from workbench.grading.text import bare_run, content_words, grams, norm, recited, segments
 from workbench.grading.workload import workload
 
 ELEMENTS = ("workload", "mechanism", "artifact", "fix", "owner", "rollback")
@@ -99,6 +100,19 @@ def _elements(segs: list[str], norms: list[str], drill: Drill, stuffed: bool) ->
             "owner": owner(segs, norms, stuffed), "rollback": det.rollback(segs, norms, stuffed)}
 
 
+_LABELLED = re.compile(r"^\W*[a-z][a-z /&-]{0,30}:")
+
+
+_VERB = re.compile(r"(?<![a-z-])(?:[a-z]+(?<!e)ed|is|are|was|were|has|have|had|does|did|owns|fixes|goes|went|runs|sits|"
+                   r"takes|gives|causes|makes|gets|got|needs|waits|queues|spills|stalls)(?![a-z])")
+
+
+def _term(n: str) -> bool:
+    """A 'sentence' of one to three words with no label and no verb ('skew.', 'hot core.', 'replay same seed.'),
+    not 'owner: runtime team' nor 'p99 doubled.'"""
+    return content_words(n) <= 3 and not _LABELLED.match(n) and not _VERB.search(n)
+
+
 def graded(drill: Drill, elements: dict[str, Element]) -> Grade:
     """The verdict and score of a set of element results: strong when every core element (mechanism, artifact,
     owner, rollback) is present, weak when at most one is; the score weighs all six."""
@@ -124,7 +138,13 @@ def grade(drill: Drill, answer: str) -> Grade:
         first = elements[ELEMENTS[0]]
         elements[ELEMENTS[0]] = Element(False, "", f"{empty}; {first.hint}", first.question)
     else:
-        # an answer made mostly of bare term runs is keyword-stuffed: its run lines earn nothing
-        stuffed = sum(bare_run(n) for n in norms) >= 0.5 * len(norms)
+        # an answer made mostly of bare term runs is keyword-stuffed: its run lines earn nothing; a list of terms
+        # split into one- to three-word 'sentences' ('Static placement. Skew. Hot core. ...') is one such run
+        terms = [_term(n) for n in norms]
+        stuffed = sum(bare_run(n) for n in norms) >= 0.5 * len(norms) or (
+            len(norms) >= 5 and sum(terms) >= 0.6 * len(norms))
+        if stuffed:
+            segs, norms = [s for s, t in zip(segs, terms, strict=True) if not t], [n for n, t in zip(
+                norms, terms, strict=True) if not t]
         elements = _elements(segs, norms, drill, stuffed)
     return graded(drill, elements)
