@@ -324,6 +324,10 @@ MECHANISMS = [
     ("memory-residency-eviction", "The three models used to all sit in memory at once; now only two fit, so the "
      "machine keeps throwing one out and copying another one back in, and every request waits, so the worst-case "
      "times went up.", True),
+    # 'pulling water through the pipe rather than doing work' is a memory-bound block in an analogy
+    ("cost-model-misses-contention", "This job spends most of its time pulling water through the pipe rather than "
+     "doing work with it. At real traffic all four workers are fighting over the pipe, so every job takes longer "
+     "than the planner said, and the p99 went from 1.4 to 4.5 ms.", True),
     # 'keeps fetching' is memory traffic in plain words
     ("cost-model-misses-contention", "The block keeps fetching data because it is not fused. Under production load all "
      "four cores are at the memory door at once, so each batch takes longer than planned and the p99 grows.", True),
@@ -821,6 +825,19 @@ def test_the_imbalance_the_tail_table_shows_is_not_the_recompile_storms_class():
              "request compiles a new bucket on the request path, a 2 s stall of the core it is pinned to, and "
              "everything queued there waits, so p99 goes to a second while p95 improves.")
     assert grade(D["recompile-storm"], right).elements["mechanism"].present
+
+
+def test_a_recompile_storm_is_not_the_mapping_drills_class():
+    """Out-of-envelope shapes run the generic fallback in this drill; a confident recompile-storm chain is the
+    neighbouring drill's. Recompiling offline as the fix is not."""
+    wrong = ("I'm confident this is a recompile storm. When new shapes show up the runtime compiles a fresh executable "
+             "on the request path, and that pause blocks a core; every request behind it waits, so the chat p99 more "
+             "than doubled (1.8 -> 4.2 ms) while p50 is almost unchanged.")
+    assert not grade(D["compiler-runtime-mapping"], wrong).elements["mechanism"].present
+    right = ("Prompts beyond 512 tokens miss every bucket and run the generic fallback kernels, which are slower, so "
+             "their batches hold the cores and everything queues behind them: chat p99 1.8 -> 4.2 ms. Fix: rebucket "
+             "and recompile offline, keeping a recompile budget so we don't thrash.")
+    assert grade(D["compiler-runtime-mapping"], right).elements["mechanism"].present
 
 
 def test_a_claim_with_a_comma_list_in_apposition_is_no_run_of_terms():
