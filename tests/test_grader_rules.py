@@ -763,6 +763,14 @@ def test_a_release_gate_is_the_rollback_not_the_artifact():
 
 
 
+def test_per_is_a_whole_word():
+    """'per core' is a breakdown; 'if it persists add a core' holds no 'per' (a stem read as a prefix gave a vague
+    rerun an artifact)."""
+    drill = D["average-hides-tail"]
+    assert not grade(drill, "Rerun a few times, and if it persists add a core to the pool.").elements["artifact"].present
+    assert grade(drill, "Rerun it with latency per core and per stream.").elements["artifact"].present
+
+
 def test_the_evidence_read_back_is_no_artifact():
     """'The run shows 48 loads' reads the figures the candidate was shown; a rerun proposed is an artifact."""
     drill = D["memory-residency-eviction"]

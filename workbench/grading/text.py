@@ -14,7 +14,7 @@ MAX_WORD = 40  # characters; a longer "word" is cut, so no pattern can backtrack
 _STOP = {"the", "a", "an", "of", "to", "its", "their", "is", "are"}
 _WHOLE = {"and", "the", "are", "was", "not", "but", "for", "any", "one", "all", "can", "has", "had", "its", "off",
           "out", "too", "now", "way", "due", "why", "use", "run", "set", "add", "cap", "cut", "get", "put", "let",
-          "ask"}
+          "ask", "per"}
 _SUFFIX = re.compile(r"(es|s|ed|ing|ly)$")
 _SLASHES = re.compile(r"(?<![a-z0-9])[a-z]{2,40}(?:/[a-z]{2,40}){2,}")  # 'drift/fallback/queue', not '1k/2k/4k'
 _LONG = re.compile(r"\S{" + str(MAX_WORD + 1) + ",}")
