@@ -767,7 +767,8 @@ def test_per_is_a_whole_word():
     """'per core' is a breakdown; 'if it persists add a core' holds no 'per' (a stem read as a prefix gave a vague
     rerun an artifact)."""
     drill = D["average-hides-tail"]
-    assert not grade(drill, "Rerun a few times, and if it persists add a core to the pool.").elements["artifact"].present
+    vague = "Rerun a few times, and if it persists add a core to the pool."
+    assert not grade(drill, vague).elements["artifact"].present
     assert grade(drill, "Rerun it with latency per core and per stream.").elements["artifact"].present
 
 
