@@ -619,6 +619,13 @@ FIXES = [
      "and, if interactive needs a tighter tail, add a cap on how long a batch request can wait.", True),
     # 'My proposal:' labels the fix; a model on 'its own machines' is the separate pool in plain words
     ("memory-residency-eviction", "My proposal: the embedding model go to its own machines.", True),
+    # token drills in plain words: 'raise the limit so big orders go in fewer pieces'; 'tries budget 2048'; 'the
+    # sensible middle ground is ...' names the proposal
+    ("chunked-prefill-ttft", "I'd raise the limit so the big orders go in fewer pieces, something like four times "
+     "larger.", True),
+    ("chunked-prefill-ttft", "Action: the runtime team tries budget 2048 on a canary.", True),
+    ("chunked-prefill-ttft", "The sensible middle ground is bigger portions, 2,048 rather than 512.", True),
+    ("chunked-prefill-ttft", "The budget is 2,048 on the other cluster.", False),
     ("priority-budget-starvation", "Rate-limit the interactive tenant during surges.", True),
     ("priority-budget-starvation", "Scale out to two replicas at peak.", True),
     ("static-placement-imbalance", "Route requests to the idlest core.", True),

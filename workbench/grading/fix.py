@@ -113,7 +113,10 @@ def _acted(after: str) -> str:
 
 
 _CALLED_THE_FIX = re.compile(r"(?:(?<![a-z])is|(?<![a-z])be|'s) (?:the|my|our)(?: real| actual| right| proper| whole)? "
-                             r"(?:fix|remedy|solution)(?![a-z])")
+                             r"(?:fix|remedy|solution)(?![a-z])|"
+                             # 'the sensible middle ground is bigger portions, 2,048 rather than 512'
+                             r"(?<![a-z])the (?:sensible|right|best|obvious|safe|cheapest|simplest) (?:middle ground|"
+                             r"answer|move|option|choice|call|thing to do|first step) is(?![a-z])")
 _CLAUSE_END = re.compile(r"[.;]|$")
 # what stays as it is while a change is tried ('keep the 64 GiB pool serving until the canary is clean'): no change
 _AS_IS = re.compile(r"(?<![a-z])(?:keep|keeps|keeping|leave|leaves|leaving|stay|stays|staying) (?:on )?"
