@@ -313,6 +313,10 @@ MECHANISMS = [
      "API requests went from 11 to 46 ms.", True),
     ("batching-queueing-delay", "The bus is nearly full most mornings and the slow end of the trips got longer.",
      False),
+    # a car park of KV blocks: a full lot 'tows' a conversation, which starts over
+    ("kv-preemption-storm", "With only 320 bays the car park is full, so when a conversation needs another bay the "
+     "system tows the newest car and it has to start over from the beginning; redoing that work uses up time, so the "
+     "wait for the first word goes up.", True),
     # token drills in plain words: a cache 'too small' for the conversations, docs prompts 'bumped'
     ("kv-preemption-storm", "The cache is now too small for the conversations in flight, so the server keeps "
      "kicking conversations out and redoing their prompts from scratch; that wasted work backs up the queue and "
