@@ -313,6 +313,14 @@ MECHANISMS = [
      "API requests went from 11 to 46 ms.", True),
     ("batching-queueing-delay", "The bus is nearly full most mornings and the slow end of the trips got longer.",
      False),
+    # 'X dominates Y' and 'sets the p99' link cause to effect
+    ("static-placement-imbalance", "Root cause: skewed traffic plus static bucket-to-core pinning. The short bucket's "
+     "core runs at 92% while the others idle; its queue dominates the short stream's latency, and short is most of "
+     "the traffic.", True),
+    # the dequantisation steps are the wrong class however they are named, even with a causal verb
+    ("precision-win-without-fallback", "The INT8 plan introduces dequantisation and requantisation steps at each layer "
+     "boundary, whose overhead grows with sequence length; on production prompts these conversions dominate and raise "
+     "the p99 from 1.8 ms to 11.4 ms.", False),
     # a car park of KV blocks: a full lot 'tows' a conversation, which starts over
     ("kv-preemption-storm", "With only 320 bays the car park is full, so when a conversation needs another bay the "
      "system tows the newest car and it has to start over from the beginning; redoing that work uses up time, so the "

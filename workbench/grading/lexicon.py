@@ -15,6 +15,8 @@ CAUSAL = re.compile(r"(?<![a-z-])(?:because|so|therefore|thus|hence|since|as a r
                     r"then|once|when(?:ever)?|"
                     r"if|until|till|which|why|due|inflat\w*|stretch\w*|blow\w*|blew|pil\w* up|backs? up|ends? up|"
                     r"in turn|consequen\w*|explain\w*|turns? into|so that|->|=>|cuz|coz|b/c|bc|"
+                    # one thing setting another ('its queue dominates the short stream's latency', 'sets the p99')
+                    r"dominat\w*|sets? (?:the )?(?:p\d\d\w*|tail|pace)|set by|"
                     # verbs of one thing stopping another ('compiles on the spot and blocks the core')
                     r"(?:block|stall|clog|hog|starv|choke|freeze)(?:s|es|ed|d|e|ing)?"
                     r"(?= (?:the|a|an|every|all|other|its?|them|each|everything|everyone)(?![a-z]))|"
