@@ -613,6 +613,10 @@ FIXES = [
     ("fusion-memory-bursts", "The kernel spills to HBM and reads it again, so each request moves more bytes than "
      "under elementwise fusion.", False),
     ("fusion-memory-bursts", "The ML compiler team moves this model back to elementwise fusion behind the flag.", True),
+    # an organisation named without 'team' is people: its present-tense act is its plan; software's describes
+    ("static-placement-imbalance", "Serving runtime switches placement to least-loaded.", True),
+    ("memory-residency-eviction", "Platform moves the embedding model to its own pool.", True),
+    ("memory-residency-eviction", "The runtime moves the embedding model to its own pool every night.", False),
     # verbs of where work runs are actions ('dispatch', 'serve', 'host'); a thing that serves describes; a fix the
     # answer calls the fix ('that's the real fix') is proposed; a noun at the sentence's end is no verb
     ("static-placement-imbalance", "Dispatch each request to the least-loaded core.", True),

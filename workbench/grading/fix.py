@@ -25,6 +25,7 @@ from workbench.grading.lexicon import (
     MAYBE_BACK,
     NEGATED_BACK,
     NOT_A_FIX,
+    ORG,
     OTHER_LABEL,
     PROOF,
     REVERT_VERB,
@@ -60,16 +61,21 @@ def _names(n: str, words: frozenset[str]) -> bool:
 # a past action of a person or a team may be the fix told as a story ('the compiler team's owner added 2048 buckets')
 _THING_DID = re.compile(r"(?<![a-z])[a-z]+(?:ed|s)(?![a-z])")
 _PEOPLE = frozenset(("i", "we", "they", "he", "she", "you", "team", "teams", "owner", "owners", "folks", "lead",
+                     "platform", "infra", "ops", "squad", "group", "org",
                      "engineer", "engineers", "sre", "sres", "on-call", "oncall", "who", "someone", "somebody",
                      "manager", "people", "and", "then", "also", "just", "already", "have", "has", "had", "be",
                      "been", "get", "got", "should", "would", "could", "must", "will", "to"))
+
+
+_BY_ORG = re.compile(r"(?<![a-z])" + ORG + r"\s$")  # 'serving runtime switches placement to least-loaded'
 
 
 def _things_did(lead: str) -> str:
     """``lead`` with the past or present actions of things blanked (the word before the verb is not a person)."""
     def blank(m: re.Match) -> str:
         before = lead[:m.start()].split()
-        if _ACTION.fullmatch(m.group()) and (not before or before[-1] not in _PEOPLE):
+        if _ACTION.fullmatch(m.group()) and (not before or before[-1] not in _PEOPLE) and not _BY_ORG.search(
+                lead[:m.start()]):
             return " " * len(m.group())
         return m.group()
     return _THING_DID.sub(blank, lead)

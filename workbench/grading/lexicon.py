@@ -196,6 +196,9 @@ GENERIC = {"the", "a", "an", "our", "some", "any", "whole", "this", "that", "my"
            "who", "whoever", "and", "or", "to", "by", "of", "for", "with", "is", "be", "each", "another", "us", "we",
            "it", "them", "they", "team", "someone", "somebody", "both", "two", "owning", "own", "main", "core",
            "big", "bigger", "large", "larger", "small", "smaller", "first", "next", "last", "no", "not", "without"}
+# an organisation named without 'team' ('serving runtime', 'ML compiler', 'platform infra'): people, not software
+ORG = (r"(?:serving|inference|ml|model|kernel|capacity|performance|perf|platform)"
+        r" (?:runtime|compiler|platform|quality|serving|kernels|infra|planning)")
 ROLES = re.compile(r"(?<![a-z])(?:on-?call|sre|sres|tech lead|tl|dri|engineering manager|eng manager|em|"
                    r"release manager|release captain|product owner|perf(?:ormance)? (?:lead|engineer)|serving lead|"
                    r"compiler lead|runtime lead|platform lead|infra lead|team lead|lead engineer|principal|"

@@ -18,6 +18,7 @@ from workbench.grading.lexicon import (
     LOOK_INTO,
     NAMED,
     NOT_SUBJECT,
+    ORG,
     OWNER_CUE,
     OWNER_LABEL,
     OWNER_NOUN,
@@ -50,14 +51,12 @@ _VAGUE = {"infra", "infrastructure", "people", "folks", "somebody", "anyone", "e
 
 # an organisation's name, its 'team' left out, doing the work ('serving runtime reverts the batcher', 'ML compiler
 # adds the buckets'): a field and a function, so 'the compiler adds' (software) is not one
-_ORG = (r"(?:serving|inference|ml|model|kernel|capacity|performance|perf|platform)"
-        r" (?:runtime|compiler|platform|quality|serving|kernels|infra|planning)")
-_ORG_ACTS = re.compile(r"(?:^|[.;:] )\W*(?:the )?" + _ORG + r" (?!is |was |has |does )[a-z]+s ")
+_ORG_ACTS = re.compile(r"(?:^|[.;:] )\W*(?:the )?" + ORG + r" (?!is |was |has |does )[a-z]+s ")
 
 # a team in parentheses after the action it owns ('move embedding to its own pool (serving platform team)')
 _PAREN_OWNER = re.compile(r"\(\s*(?:owner:?\s*)?(?:the )?"
                           r"(?:(?!some |any |a )(?:[a-z/&-]+ ){1,2}(?:team|squad|group|on-?call)|"
-                          + _ORG + r")\s*[;,)]")
+                          + ORG + r")\s*[;,)]")
 
 
 # a short role written in lower case is often another word ('things queue behind em', 'at 3 pm'): it names the role
