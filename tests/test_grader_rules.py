@@ -690,7 +690,7 @@ def test_the_fix_quoted_is_the_sentence_that_proposes_it():
             "queueing, weight 1.0 interactive and 0.9 batch.")
     assert grade(D["fairness-starvation"], text).elements["fix"].evidence.startswith("Fix: go back")
     # a prediction ('64 GiB should show zero loads') is no proposal: the quote is the fix line after it
-    text = ("I'd prove it with a same-seed run on both sizes; 64 GiB should show zero loads. Fix: move embed to its "
+    text = ("I'd prove it with a same-seed run on both sizes. 64 GiB should show zero loads. Fix: move embed to its "
             "own pool so two models per device stay resident.")
     assert grade(D["memory-residency-eviction"], text).elements["fix"].evidence.startswith("Fix: move embed")
     # a story's past action by a team is the fix told as done; a remediation label labels the fix
