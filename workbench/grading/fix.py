@@ -322,15 +322,15 @@ def fix_sentence(s: str, n: str, drill: Drill, words: frozenset[str], asked: boo
 
 def fix(segs: list[str], norms: list[str], drill: Drill, stuffed: bool) -> Element:
     words = fix_words(drill)
-    found = []
+    found: list[tuple[int, str]] = []  # (rank, sentence): the quote is the first of the best rank
     for i, (s, n) in enumerate(zip(segs, norms, strict=True)):
         asked = i > 0 and bool(FIX_QUESTION.match(norms[i - 1]) or _LABEL_ALONE.search(norms[i - 1]))
         if fix_sentence(s, n, drill, words, asked=asked):
-            if asked or FIX_MARKER.search(n):  # the quote: the first that proposes in so many words, where one does
-                return Element(True, quote(s), "")
-            found.append(s)
+            if asked or FIX_LABEL.match(n) or _CALLED_THE_FIX.search(n):
+                return Element(True, quote(s), "")  # labelled or named as the fix ('Fix: ...', '... is the fix')
+            found.append((0 if FIX_MARKER.search(n) and not PROOF.search(n) else 1, s))  # proposed in so many words
     if found:
-        return Element(True, quote(found[0]), "")
+        return Element(True, quote(min(found, key=lambda f: f[0])[1]), "")
     return Element(False, "", "propose one bounded fix for this mechanism: what you would change, and to what (a "
                               "number, or the setting before the change), and why it moves the metric",
                    "What is the one bounded change you would ship first, and what would it change in the numbers?")
