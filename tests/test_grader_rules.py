@@ -690,8 +690,8 @@ def test_the_fix_quoted_is_the_sentence_that_proposes_it():
             "queueing, weight 1.0 interactive and 0.9 batch.")
     assert grade(D["fairness-starvation"], text).elements["fix"].evidence.startswith("Fix: go back")
     # a proof that reruns with the fix ('..., then a least-loaded rerun') is no proposal beside a 'Fix:' line
-    text = ("To prove it I'd rerun the placement scenario on the same seed and report per-core utilisation, then "
-            "rerun with least-loaded dispatch. The fix is least-loaded dispatch, since every bucket is compiled.")
+    text = ("Same-seed: per-core util, per-bucket share vs assumed, then least-loaded rerun - should restore ~1.5 ms. "
+            "The fix is least-loaded dispatch, since every bucket is compiled.")
     assert grade(D["static-placement-imbalance"], text).elements["fix"].evidence.startswith("The fix is")
     # a prediction ('64 GiB should show zero loads') is no proposal: the quote is the fix line after it
     text = ("I'd prove it with a same-seed run on both sizes. 64 GiB should show zero loads. Fix: move embed to its "
