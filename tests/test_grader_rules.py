@@ -25,6 +25,12 @@ ROLLBACKS = [
     ("Ship the new plan on a 10% canary and ramp it down to 0% if canary p99 is more than 5% worse.", True),
     ("Ship the new plan on a 10% canary and yank it if canary p99 is more than 5% worse.", True),
     ("We will back it out.", False),
+    # 'don't X until' a validation is a gate; 'restore' is a way back in its own meaning; a condition does not reach
+    # past a ';' to a way back after it
+    ("Don't co-host until a load test with production output lengths shows zero preemptions.", True),
+    ("Should the canary show any regression, we restore the 512-token buckets.", True),
+    ("Restore the 512-token buckets.", False),
+    ("Don't panic about the p99.", False),
     # a way back whose verb drops its 'e' ('moving traffic back'), and one that is the clause's own verb ('flip')
     ("Keep the old pool around and canary the new layout, moving traffic back if canary p99 is above 7 ms.", True),
     ("Rollback: the new plan only ever behind a flag, flip to the old plan if p99 > 5 ms for 15 min.", True),
@@ -642,6 +648,8 @@ FIXES = [
     ("chunked-prefill-ttft", "Action: the runtime team tries budget 2048 on a canary.", True),
     ("chunked-prefill-ttft", "The sensible middle ground is bigger portions, 2,048 rather than 512.", True),
     ("chunked-prefill-ttft", "The budget is 2,048 on the other cluster.", False),
+    ("fairness-starvation", "I'd hold strict priority until both streams have a p99 target and a test shows both "
+     "met; until then go back to the weighted setup.", True),
     ("priority-budget-starvation", "Rate-limit the interactive tenant during surges.", True),
     ("priority-budget-starvation", "Scale out to two replicas at peak.", True),
     ("static-placement-imbalance", "Route requests to the idlest core.", True),

@@ -250,7 +250,7 @@ def _tied_way_backs(n: str) -> list[tuple[int, int]]:
         c, d = m.start(), m.end()
         over = [w for w in backs if w[0] < d and c < w[1]]  # a way back inside the condition's own words
         left = [w for w in backs if w[1] <= c and c - w[1] <= 160 and not _NEW_CLAUSE.search(n[w[1]:c])]
-        right = [w for w in backs if w[0] >= d and w[0] - d <= 160]
+        right = [w for w in backs if w[0] >= d and w[0] - d <= 160 and ";" not in n[d:w[0]]]  # not past a ';'
         gaps = [(c - w[1], 0, w) for w in left[-1:]] + [(w[0] - d, 1, w) for w in right[:1]]
         for w in over[:1] or [min(gaps)[2] for _ in gaps[:1]]:
             spans.append((min(w[0], c), max(w[1], d)))
