@@ -81,8 +81,9 @@ def _things_did(lead: str) -> str:
     return _THING_DID.sub(blank, lead)
 
 
-_PREDICTS = re.compile(r"(?<![a-z])(?:should|would|will|ought to) (?:then )?(?:show|be|see|read|give|drop|look|stay|"
-                       r"come|have|fall|return|get|go|match|sit|recover)(?![a-z])")
+_PREDICTS = re.compile(r"(?<![a-z])(?:should|would|will|ought to) (?:then )?(?:show|see|read|give|drop|look|stay|"
+                       r"come|have|fall|return|get|go|match|sit|recover|be (?:zero|fine|ok|okay|back|near|under|"
+                       r"below|gone|around|about|roughly|within|\d))(?![a-z])")  # not 'should be built
 _CAUSE_BREAK = re.compile(r", so |,? (?:because|since|hence|thus|whereas) ")
 _CONSEQUENCE = re.compile(r",? (?:so|because|since|which|hence|thus|whereas|while) |$")
 
