@@ -128,6 +128,12 @@ OWNERS = [
     ("Before, odd-sized requests went down a slower general route.", False),
     ("Priya Shah, our serving lead, owns the change and the rollout.", True),
     ("The ML compiler team is on point for the rebucketing.", True),
+    # a library, engine or tool is software, however it is capitalised; an organisation named without 'team' is not
+    ("vLLM owns the scheduling.", False),
+    ("Triton owns the batching.", False),
+    ("Grafana will own the alerting.", False),
+    ("The Triton team owns the kernel.", True),
+    ("Serving runtime should own it.", True),
     # a team that owns a thing, whatever the thing; software that 'owns' it is no one, nor is a metric owned
     ("ML compiler owns fusion and the cost model.", True),
     ("I'd have serving platform own adding a replica for surges.", True),

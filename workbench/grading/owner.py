@@ -44,7 +44,11 @@ _SHOULD_OWN = re.compile(r"(?<!someone )(?<!somebody )(?<!anyone )(?<![a-z])([a-
                          r"(?:should|must|will|needs to|has to|have to|is to|are to|can) own"
                          r"(?! (?:the )?(?:p\d|tail|slowest|latency|mean))(?![a-z])")
 _TOOLS = {"compiler", "runtime", "scheduler", "batcher", "autoscaler", "dispatcher", "ci", "pipeline", "system",
-          "planner", "allocator", "process", "job", "alerting"}
+          "planner", "allocator", "process", "job", "alerting",
+          # libraries, engines and tools are software too ('vLLM owns the scheduling')
+          "vllm", "sglang", "tensorrt", "tensorrt-llm", "trt", "trt-llm", "triton", "xla", "tvm", "mlir", "pytorch",
+          "torch", "kubernetes", "k8s", "grafana", "prometheus", "engine", "library", "framework", "kernel", "driver",
+          "firmware", "dashboard", "cron", "operator", "controller"}
 _VAGUE = {"infra", "infrastructure", "people", "folks", "somebody", "anyone", "everybody", "engineering",
           "management", "leadership", "i", "we", "you", "he", "she", "they", "us"}
 
@@ -76,6 +80,11 @@ _NAMED_DOES = re.compile(r"(?<![a-z])(?:own\w*|accountab\w*|driv\w*|sign\w*|lead
                          r"on the hook|ask\w*)")
 
 
+def _named(s: str) -> bool:
+    """A person named (a capitalised name before 'owns', 'will', a comma ...), not a tool ('Triton owns batching')."""
+    return any(m.group().split()[0].strip("(,").lower() not in _TOOLS for m in NAMED.finditer(s))
+
+
 def _owner_in(s: str, n: str) -> bool:
     n = _TLDR.sub(" ", _POSSESSIVE_OWN.sub(" ", n))  # 'its own' names no owner; 'tl;dr' is no tech lead
     n = _short_roles(s, n)
@@ -103,14 +112,15 @@ def _owner_in(s: str, n: str) -> bool:
         subject = m.group(1).split()
         if re.search(r"(?:someone|somebody|anyone|whoever)\W+(?:\w+\W+){0,2}$", n[:m.start()]):
             continue  # 'someone on the platform side can own it'
-        if not set(subject) & (NOT_SUBJECT | _VAGUE) and subject[-1] not in GENERIC:
+        tool = subject[-1] in _TOOLS and not re.search(ORG + "$", " ".join(subject))  # 'serving runtime' is people
+        if not set(subject) & (NOT_SUBJECT | _VAGUE) and subject[-1] not in GENERIC and not tool:
             return True
     if _ORG_ACTS.search(n) or _PAREN_OWNER.search(n):
         return True
     if re.search(r"(?<![a-z])(?:someone|somebody|whoever)(?![a-z])", n) and not ROLES.search(n):
         return False
     return bool(ROLES.search(n) or I_OWN.search(n) or OWNER_LABEL.search(n) or
-                (NAMED.search(s) and _NAMED_DOES.search(n)))
+                (_named(s) and _NAMED_DOES.search(n)))
 
 
 _ASSIGNS = re.compile(r"(?<![a-z])(?:owns|owned|owning|own (?:it|this|that|the|both|getting)|owner\s?:|owner of|"
