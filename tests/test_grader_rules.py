@@ -381,6 +381,16 @@ def test_a_keyword_list_split_into_one_word_sentences_is_graded_weak():
     assert grade(D["static-placement-imbalance"], terse).verdict == "strong"
 
 
+def test_a_chain_told_backwards_claims_no_mechanism():
+    """The symptom's rise given as the cause of the steps that produce it has every word and the wrong direction."""
+    backwards = ("Because p99 went up, the queue grew, which made requests miss the buckets and fall back to the "
+                 "generic kernels.")
+    assert not grade(D["compiler-runtime-mapping"], backwards).elements["mechanism"].present
+    forwards = ("Prompts got longer than 512, so they miss every bucket and run the generic kernels; those batches are "
+                "slower, the queue grows, and p99 went up while p50 held.")
+    assert grade(D["compiler-runtime-mapping"], forwards).elements["mechanism"].present
+
+
 def test_a_plain_fix_counts():
     assert grade(D["compiler-runtime-mapping"], "Add a 1024 and a 2048 bucket and recompile.").elements["fix"].present
 

@@ -54,6 +54,15 @@ class Element:
 _CONDITIONS = {"if", "until", "till", "once", "when", "whenever"}
 
 
+# the chain told backwards: the symptom's rise given as the cause of the steps that produce it ('because p99 went up,
+# the queue grew, which made requests miss the buckets')
+_BACKWARDS = re.compile(r"(?<![a-z])(?:because|since|as) (?:the )?(?:pooled |overall )?(?:p9\d(?:\.\d)?|tail|latency) "
+                        r"(?:\w+ ){0,2}?(?:went up|rose|grew|increased|spiked|jumped|doubled),? (?:so |then )?"
+                        r"(?:the )?\w+ (?:\w+ )?(?:grew|rose|built|formed|filled)|"
+                        r"(?<![a-z])(?:p9\d(?:\.\d)?|tail|latency) (?:spike|rise|increase|jump)s? "
+                        r"(?:causes|caused|forces|forced|makes|made|leads to|led to|drives|drove|triggers|triggered)")
+
+
 def _linked(window: str, steps) -> bool:
     """Causal language between the first and the last chain step named in the window."""
     spots = [m.start() for step in steps for t in step for m in phrase(t).finditer(window)]  # every mention
@@ -125,7 +134,8 @@ def mechanism(drill: Drill, segs: list[str], norms: list[str]) -> Element:
             found = {k for k, step in enumerate(steps) if has(window, step)}
             if len(found) > len(best):
                 best, best_window = found, window
-            if len(found) >= r.mechanism_min_steps and set(r.mechanism_required) <= found and _linked(window, steps):
+            if len(found) >= r.mechanism_min_steps and set(r.mechanism_required) <= found and _linked(window, steps) \
+                    and not _BACKWARDS.search(window):
                 return Element(True, quote(" ".join(segs[i:i + width])), "")
     names = r.step_names or tuple(step[0] for step in r.mechanism_chain)
     missing = [k for k in range(len(steps)) if k not in best]
