@@ -57,6 +57,35 @@ CASES = [
      True),
     # the good move and the bad one in one sentence: the bad one counts, in either unit
     ("recompile-storm", "For chat, p95 got better while p99 went from 15 ms to 1.04 s.", True),
+    # 'requests' or 'traffic' beside a bare direction do not say which workload regressed ('requests wait longer')
+    ("batching-queueing-delay", "The API stream is what we serve. Why 1: requests wait longer before they run.",
+     False),
+    ("batching-queueing-delay", "Why 1: the API stream's requests wait longer before they run.", True),
+    # 'from' moves with a figure after it, in digits or words, not where a metric comes from
+    ("static-placement-imbalance", "Short prompts queue on the hot core, which is where the p99 comes from.", False),
+    ("recompile-storm", "The p99 on the chat service going from tens of milliseconds to over a second is the odd "
+     "part.", True),
+    ("fairness-starvation", "The batch stream's slowest 1% went from under half a second to over 0.8 seconds.", True),
+    ("batching-queueing-delay", "The slow end of the API traffic went from around 11 ms to around 46 ms.", True),
+    # a multiple in the present tense, or 'N times' a figure
+    ("fairness-starvation", "The waiting moved, so the batch stream's worst cases double.", True),
+    ("precision-win-without-fallback", "p99 on the INT8 canary is roughly six times what the benchmark predicted.",
+     True),
+    # a move the sentence calls noise is dismissed, not stated; a caveat that p99 is noisy still states it
+    ("average-hides-tail", "For the docs tenant, the p99 jump is probably just noise from a few long prompts.", False),
+    ("average-hides-tail", "The docs tenant's p99 went up about 6x, but p99 on a small window is noisy.", True),
+    # a gate names its test before the metric ('until the load test at production shapes shows p99 ...'), up to the
+    # clause's end: a move after 'hence' is stated
+    ("compiler-runtime-mapping", "Hold the release until the load test at production shapes shows p99 back under 50 "
+     "ms for chat traffic.", False),
+    ("chunked-prefill-ttft", "No token comes out until the last chunk is done, hence higher TTFT for the document "
+     "tenant (p99 12.4 -> 16.6 ms).", True),
+    # figures with thousands separators and 'A vs B' comparisons are moves
+    ("recompile-storm", "Chat traffic: p99 15 ms -> 1,041 ms.", True),
+    ("fairness-starvation", "So the batch stream p99 is 842 vs 430 before.", True),
+    # each move judged on its own: one inside a condition does not hide a stated one after it
+    ("fairness-starvation", "Batch requests are served only when nobody interactive is waiting, and they end up "
+     "waiting much longer: the batch stream's p99 went from 430 to 842 ms.", True),
 ]
 
 

@@ -17,15 +17,20 @@ from workbench.grading.text import bare_run, has, quote
 
 FIGURES = re.compile(r"\d(?:\.\d+)?\s?(?:ms|s|%|x|×)(?![a-z])|\d\s?(?:->|→|to)\s?~?\d")  # a measured change, units
 WORD_CHAIN = re.compile(r"[a-z]\s*(?:->|→|=>)\s*[a-z]|[a-z] (?:so|then) [a-z]")  # terms chained, not figures: 'a so b'
-CONDITIONAL = re.compile(r"(?<![a-z])(?:if|unless|when|(?<!at )once|until|till|should)\W+(?:\w+\W+){0,6}$")
+# a metric in a condition (a rollback's 'if p99 goes above'), or in a release gate, which names its test first ('hold
+# the release until the load test at production shapes shows p99 back under 50 ms'), up to a clause's end ('no token
+# comes out until the last chunk is done, hence higher TTFT' states the move)
+CONDITIONAL = re.compile(r"(?<![a-z])(?:(?:if|when|(?<!at )once|should)\W+(?:\w+\W+){0,6}|"
+                         r"(?:unless|until|till)\W+(?:(?!(?:why|hence|so|which)(?![a-z]))\w+[^\w,;:.]+){0,12})$")
 _SIZE = re.compile(r"(?<![a-z\d.])\d|->|from")
-_SIZE_WORD = re.compile(r"(?<![a-z])(?:doubled|tripled|quadrupled|(?:two|three|four|five|six|ten)[- ]?fold|"
+_SIZE_WORD = re.compile(r"(?<![a-z])(?:doubl\w*|tripl\w*|quadrupl\w*|(?:two|three|four|five|six|ten)[- ]?fold|"
                         r"(?:twice|two|three|four|five|six|ten|several|many) times|order of magnitude|"
                         r"\d+(?:\.\d+)?\s?x|a lot|sharply|dramatically|massively|hugely|significantly|"
                         r"substantially|blew up|blows up|explod\w*)(?![a-z])")
 # the tail-driver table is no tail latency ('tail drivers show memory_contention going from 1% to 46%')
 _METRIC_WORD = {"tail": r"tail(?! driver)"}
-_PLAIN_METRICS = ("worst-case", "worst case", "worst 1%", "worst one", "response time")  # the tail in plain words
+# the tail in plain words
+_PLAIN_METRICS = ("worst-case", "worst case", "worst 1%", "worst one", "response time", "slow end")
 _NOT_REGRESSED = ("utilisation", "utilization", "queue", "throughput")
 _TOKEN_METRICS = ("ttft", "itl", "tpot", "goodput", "first token", "first-token", "inter-token")
 _LEVEL = re.compile(r"(?<![a-z])(?:is|at|of|=|was)\s~?\d+(?:\.\d+)?\s?(?:ms|s)$")
@@ -33,19 +38,24 @@ _CHANGE = re.compile(r"(?<![a-z])(?:now|before|baseline|vs|versus|compared|from|
                      r"past|beyond|more than|plus|but|while|whereas|better|improved)(?![a-z])")
 
 
+# a move the sentence calls noise is dismissed, not stated as the regression ('the p99 jump is probably just noise');
+# a caveat that a tail is noisy still states it ('p99 went up about 6x, but p99 on a small window is noisy')
+_DISMISSED = re.compile(r"(?<![a-z])(?:noise|a blip|a fluke)(?![a-z])")
 _BETTER = re.compile(r"(?<![a-z])(?:improv\w*|better|recovered|faster)(?![a-z])")
 _WORSE = re.compile(r"(?<![a-z])(?:regress\w*|worse\w*|degrad\w*|slower|longer|blew|explod\w*|balloon\w*)(?![a-z])")
 _UP = re.compile(r"(?<![a-z])(?:rose|ris\w+|increas\w*|doubled|tripled|quadrupled|up|jump\w*|grew|grow\w*|spik\w*|"
                  r"climb\w*|higher)(?![a-z])")
 _DOWN = re.compile(r"(?<![a-z])(?:down|dropped|fell|lower|shrank|shrunk|reduced|decreased|halved)(?![a-z])")
-_PAIR = re.compile(r"(\d+(?:\.\d+)?)\s?(ms|s|us|µs)?\s?(?:->|→|to)\s?~?(\d+(?:\.\d+)?)\s?(ms|s|us|µs)?(?![a-z])")
+_FIG = r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"  # a figure, thousands separated or not ('1,041 ms')
+_PAIR = re.compile(rf"{_FIG}\s?(ms|s|us|µs)?\s?(?:->|→|to)\s?~?{_FIG}\s?(ms|s|us|µs)?(?![a-z])")
+_GENERIC = ("requests", "traffic", "batches", "batch", "cores", "prompts", "tokens", "shapes", "streams")
 _SCALE = {"s": 1000.0, "ms": 1.0, "us": 0.001, "µs": 0.001}
 
 
 def _rise(pair: re.Match) -> float:
     """How far a 'from A to B' pair rose, in milliseconds when it carries a time unit (negative: it fell)."""
     a, ua, b, ub = pair.groups()
-    return float(b) * _SCALE[ub or ua or "ms"] - float(a) * _SCALE[ua or ub or "ms"]
+    return float(b.replace(",", "")) * _SCALE[ub or ua or "ms"] - float(a.replace(",", "")) * _SCALE[ua or ub or "ms"]
 
 
 def _improved(n: str, x: re.Match) -> bool:
@@ -83,7 +93,14 @@ def _level_only(n: str, near: str) -> bool:
 _METRIC = "|".join(_METRIC_WORD.get(m, re.escape(m)) for m in METRICS if m not in _NOT_REGRESSED) + "|" + \
     "|".join(_TOKEN_METRICS + _PLAIN_METRICS)
 # a move: a direction word, a multiple or a change with its unit ('7×', 'quadrupled'), or from-to figures
-_MOVED = "|".join(re.escape(d) for d in DIRECTION) + r"|\d+(?:\.\d+)?\s?(?:(?:x|%|ms|s)\b|×)|->|\d(?:\.\d+)? to \d"
+# 'from' moves only with a figure after it ('went from 1.8 to 4.2'), not where a metric comes from ('that's where the
+# p95 comes from')
+_NUMBER_WORD = r"(?:one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|fifty|tens|hundreds|a few)"
+_MOVED = ("|".join(re.escape(d) for d in DIRECTION if d != "from")
+          + r"|from\W{1,3}(?:(?:about|around|roughly|like|under|over|nearly|almost|just) |~)?"
+          + rf"(?:\d|{_NUMBER_WORD}(?![a-z])|half)|double|triple|quadruple|(?:\d+|{_NUMBER_WORD}) times(?![a-z])"
+          + r"|\d+(?:\.\d+)?\s?(?:(?:x|%|ms|s)\b|×)|->|\d(?:\.\d+)? to \d"
+          + r"|\d+(?:\.\d+)?\s?(?:ms|s)?\s(?:vs\.?|versus)\s~?\d")  # 'p99 is 842 vs 430 before'
 _METRIC_AT = re.compile(rf"(?<![a-z])(?:{_METRIC})")
 _NEAR = re.compile(rf"(?<![a-z])(?:{_METRIC})(?:s|es|ing|ed)?(?![a-z])"  # a metric word and its inflections
                    rf"(?:\W{{1,4}}\w{{1,40}}){{0,8}}?\W{{1,4}}(?:{_MOVED})")
@@ -99,14 +116,17 @@ def workload(segs: list[str], norms: list[str], drill: Drill, stuffed: bool = Fa
     for s, n in zip(segs, norms, strict=True):
         # the moved metric here (not a rollback's "if p99 goes above"); a comma run of figures ("p99 15 -> 1040 ms,
         # p95 5.7 -> 3.1") is data, not a run of bare terms, unless the whole answer is such runs
-        m = next((x for x in _moves(n) if not _improved(n, x)), None)
+        # each move on its own: one in a condition does not hide a stated one after it ('served when nobody is
+        # waiting, ... their slowest 1% went from under half a second to 0.8')
+        m = next((x for x in _moves(n) if not _improved(n, x) and not CONDITIONAL.search(n[:x.start()])
+                  and not _level_only(n, x.group())), None)
         if not m or (bare_run(n) and (stuffed or not FIGURES.search(n) or WORD_CHAIN.search(n))) or \
-                CONDITIONAL.search(n[:m.start()]) or _level_only(n, m.group()):
+                _DISMISSED.search(n):
             continue
         # a bare direction ('p99 rose') restates the prompt: it needs the size, or the workload named beside it
         sized = any(_SIZE.search(n[x.start() + len(x.group().split()[0]):x.end() + 16]) for x in _NEAR.finditer(n)) \
             or _SIZE_WORD.search(n) or figured  # past the metric's own digits ('p99')
-        if named and (sized or has(n, drill.rubric.workload_terms)):
+        if named and (sized or has(n, [t for t in drill.rubric.workload_terms if t not in _GENERIC])):
             return Element(True, quote(s), "")
     return Element(False, "", "say which workload regressed and its first failing metric, with a number or a "
                               "direction (e.g. p99 of the chat stream doubled once sequence lengths passed 512)",
