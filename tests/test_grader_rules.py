@@ -182,6 +182,12 @@ OWNERS = [
     ("Then the compiler folks add the 1024 and 2048 buckets.", True),
     ("The bucket change is the ML compiler team's call.", True),
     ("The team's call was fine.", False),
+    # the work given to a team after the fix, by 'that's for', 'is on', 'falls to'
+    ("Add 1024 and 2048 buckets and recompile; that's for the ML compiler team.", True),
+    ("Add 1024 and 2048 buckets and recompile; this one is on the ML compiler team.", True),
+    ("Adding the 1024 and 2048 buckets falls to the ML compiler team.", True),
+    ("Add 1024 and 2048 buckets and recompile; this is in the ML compiler team's court.", True),
+    ("The bucket is on the third core.", False),
 ]
 
 

@@ -220,11 +220,14 @@ I_OWN = re.compile(r"(?<![a-z])(?:mine(?: to own)?(?= /|,|\.| and )|"
                    r"(?:\s\w+){0,2}\s(?:own|owning|drive|driving|be accountable|take (?:ownership|it|this)|"
                    r"on the hook|responsible|the owner|the dri|sign off))")
 # a team named in a story is not an owner: the sentence must give it the work or the accountability
-OWNER_CUE = re.compile(r"(?<![a-z])(?:own\w*|ask\w*|decid\w*|theirs|accountab\w*|responsib\w*|driv\w*|"
-                       r"'s (?:call|job|decision)|the call|on point|(?:is|are) for(?= )|"
+# ('that's for the compiler team', after a letter, outside the word-start guard)
+OWNER_CUE = re.compile(r"'s (?:call|job|decision|for(?= )|on(?= (?:the|our|my) ))|'ll(?![a-z])|"
+                       r"(?<![a-z])(?:own\w*|ask\w*|decid\w*|theirs|accountab\w*|responsib\w*|driv\w*|"
+                       r"the call|on point|(?:is|are) for(?= )|(?:is|are) on(?= (?:the|our|my) )|"
+                       r"falls? to|territory|remit|purview|wheelhouse|court|"
                        r"hand\w* (?:it |this |that )?(?:over )?to|"
                        r"sign\w* off|sign-off|signs?|"
-                       r"assign\w*|lead\w*|dri|on the hook|should|will|would|'ll|must|needs? to|has to|have to|"
+                       r"assign\w*|lead\w*|dri|on the hook|should|will|would|must|needs? to|has to|have to|"
                        r"to (?:do|make|ship|fix|handle|run|implement|change|build|own|land)|makes?|does|handles?|"
                        r"(?:have|get|ask|let) (?:the )?[a-z-]+ (?:[a-z-]+ )?(?:team|folks|lads|mob|crew|group|"
                        r"engineers)|"
