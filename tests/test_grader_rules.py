@@ -108,6 +108,15 @@ ROLLBACKS = [
     ("The new plan stays unreleased until the replay on production shapes passes.", True),
     ("Keep the new plan out of production until a load test shows p99 inside the SLO.", True),
     ("The plan was withdrawn last year.", False),
+    # a condition that opens with 'Should the canary', a labelled trigger, 'bail out', a release that 'goes wide' only
+    # after a test, a stage at which the metric is checked
+    ("Should canary p99 exceed 2 ms, revert to the pinned plan.", True),
+    ("The compiler owner should canary the new plan at the same seed.", False),
+    ("Rollback trigger: p99 above 2 ms for 10 minutes; action: revert to the pinned plan.", True),
+    ("Rollback criteria: TBD.", False),
+    ("Bail out to the pinned plan on any canary regression.", True),
+    ("The new plan only goes wide after a canary on production shapes holds p99 at baseline.", True),
+    ("Roll back at any stage where p99 is above baseline.", True),
 ]
 
 
@@ -677,6 +686,16 @@ FIXES = [
     ("static-placement-imbalance", "Route requests to the idlest core.", True),
     ("static-placement-imbalance", "Load-balance the short bucket across all four cores.", True),
     ("batching-queueing-delay", "Derive max_delay from the p99 budget, about 2 ms.", True),
+    # the drills' fixes in other words: a window dialled down, a wait bounded, two models a card, a cost model taught
+    ("batching-queueing-delay", "Dial the batching window down to 2 ms.", True),
+    ("batching-queueing-delay", "The batcher should wait at most 2 ms, not 20.", True),
+    ("batching-queueing-delay", "Set max_delay_s=0.002, max_batch=8.", True),
+    ("fairness-starvation", "Bound how long a batch request can wait, e.g. promote it after 200 ms.", True),
+    ("fairness-starvation", "Cap interactive at 60% of the cores so batch always gets the rest.", True),
+    ("memory-residency-eviction", "Stop co-locating all three models on one 32 GiB card: two per card, embed "
+     "elsewhere.", True),
+    ("cost-model-misses-contention", "Teach the cost model that four cores share HBM: divide bandwidth by the number "
+     "of concurrent memory-bound batches.", True),
 ]
 
 

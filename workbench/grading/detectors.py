@@ -289,11 +289,17 @@ def without_rollbacks(n: str, reach: int = REACH) -> str:
     return n
 
 
+# a labelled trigger is a way back and its condition: 'Rollback trigger: p99 above 2 ms for 10 minutes'
+_TRIGGER = re.compile(r"(?<![a-z])(?:roll ?back|revert|abort|kill[- ]switch)[- ]?(?:triggers?|criteria|criterion|"
+                      r"conditions?|rules?|signals?)\s?[:=-]\s?(?:[\w%.<>=-]+ ){0,3}?(?:p\d{2}|latency|tail|errors?|"
+                      r"slo|ttft|goodput|hit rate|canary|any)")
+
+
 def rollback(segs: list[str], norms: list[str], stuffed: bool) -> Element:
     for s, n in zip(segs, norms, strict=True):
         if stuffed and bare_run(n):
             continue
-        if GATE.search(n) or GATE_FIRST.search(n) or HELD.search(n) or tied_way_back(n):
+        if GATE.search(n) or GATE_FIRST.search(n) or HELD.search(n) or tied_way_back(n) or _TRIGGER.search(n):
             return Element(True, quote(s), "")
     return Element(False, "", "give a way back tied to a condition (e.g. keep the previous plan loaded and revert "
                               "if canary p99 regresses) or hold the release until a named validation passes; "

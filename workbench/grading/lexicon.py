@@ -47,11 +47,12 @@ ACTIONS = ("fix", "add", "lower", "raise", "switch", "move", "cap", "set", "use"
            # where work runs ('dispatch each request to the least-loaded core', 'serve embed from its own pool')
            "dispatch", "serve", "host", "send", "steer", "distribute", "isolate", "dedicate", "offload", "migrate",
            "relocate", "balance", "load-balance", "load balance", "scale out", "scale up", "rate-limit", "rate limit",
-           "teach", "derive", "tries")
+           "teach", "derive", "tries", "dial", "decrease", "tighten")
 WAY_BACK = re.compile(r"(?<![a-z])(?:roll(?:s|ed|ing)?[ -]?back|rollback|revert\w*|auto-?revert\w*|"
                       r"(?:switch|flip|go|mov|swap|fall|cut|chang|put|rout|send|shift|bring|drain|dial|scal|roll)"
                       r"(?:\w*) (?:\w+ ){0,5}?back|back to|back (?:\w+ ){0,2}?out|back off to|undo|unwind\w*|"
-                      r"restor\w*|reinstat\w*|"  # back in its own meaning: 'restore the 4,000 blocks if ...'
+                      # back in its own meaning: 'restore the 4,000 blocks if ...', 'bail out to the pinned plan'
+                      r"restor\w*|reinstat\w*|bail\w* out|"
                       # the new thing withdrawn: 'disable the new config', 'yank it', 'ramp it down to 0%'
                       r"(?:remov|kill|yank|scrap|retir|unship|deactivat)\w* (?:it|that|this|them|the (?:new )?"
                       r"(?:change|plan|config|canary|release|flag|setting|feature|rollout|build))(?![a-z])|"
@@ -85,7 +86,10 @@ CONDITION = re.compile(r"(?<![a-z])(?:(?:(?:if(?! (?:i|we) (?:remember|recall)| 
                        r"when|whenever|unless|once|upon|in case|the moment|as soon as|"
                        r"until|till|til|in the event|"
                        # formal English puts the verb first: 'reverted should the canary p99 exceed 13 ms'
-                       r"(?:should|were)(?= (?:the|a|an|any|it|its|our|p\d{2}|latency|tail|ttft|errors?) ))"
+                       r"(?:should|were)(?= (?:the|a|an|any|it|its|our|p\d{2}|latency|tail|ttft|errors?) )|"
+                       # 'Should canary p99 exceed 2 ms, ...' opens its sentence, not 'the owner should canary it'
+                       r"(?<![a-z] )should(?= canary )|"
+                       r"(?:at|on) (?:any|each|every) (?:step|stage|point) (?:where|at which))"
                        r"(?![a-z])"
                        r"(?:(?!,? and (?:we|i|they|you|then) )[^.;:\n]){0,120}?|"  # no new clause
                        # 'on a regression', not 'keep an eye on the latency' (a watch) or 'based on the canary'
@@ -110,7 +114,8 @@ CONDITION = re.compile(r"(?<![a-z])(?:(?:(?:if(?! (?:i|we) (?:remember|recall)| 
                        r"(?:is|are|gets?|goes|go|looks?|runs?|becomes?|ends? up|turns? out|comes? out)\s+(?:\w+\s+)?"
                        r"(?:worse|slower|stuck|higher|longer))")
 _RELEASE = (r"(?:ship\w*|release\w*|go out|go live|goes live|launch\w*|roll ?out|deploy\w*|migrat\w*|promot\w*|"
-            r"expand\w*|(?:re-?)?enabl\w*|comes? back|merg\w*|widen\w*|go wider|sign(?:ed)? off|approv\w*|"
+            r"expand\w*|(?:re-?)?enabl\w*|comes? back|merg\w*|widen\w*|go wider|go(?:es)? wide|sign(?:ed)? off|"
+            r"approv\w*|"
             r"(?:turn|switch)\w* (?:[\w-]+ ){0,3}?(?:back )?on(?![a-z])|onboard\w*|"
             r"move\w*|switch\w*|cut over|flip\w*|let\w*|size\w*|revisit\w*|reconsider\w*|resum\w*|chang\w*|"
             r"(?:re)?try\w* (?:[\w-]+ ){0,4}?again)")
