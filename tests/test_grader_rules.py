@@ -117,6 +117,8 @@ ROLLBACKS = [
     ("Bail out to the pinned plan on any canary regression.", True),
     ("The new plan only goes wide after a canary on production shapes holds p99 at baseline.", True),
     ("Roll back at any stage where p99 is above baseline.", True),
+    ("Don't co-host the second model until a load test with real answer lengths shows no kick-outs.", True),
+    ("Don't worry about it until someone complains.", False),
 ]
 
 
@@ -370,6 +372,18 @@ MECHANISMS = [
     # 'keeps fetching' is memory traffic in plain words
     ("cost-model-misses-contention", "The block keeps fetching data because it is not fused. Under production load all "
      "four cores are at the memory door at once, so each batch takes longer than planned and the p99 grows.", True),
+    # the drills' chains in plain words and analogies, from probes: a request waiting for others to show up, a bus
+    # that leaves when full, a scratchpad that fills, an express-first rule
+    ("batching-queueing-delay", "Each request now sits for up to 20 ms waiting for 31 others to show up, and the "
+     "bigger group then takes longer to run, so every request pays the wait plus the longer run.", True),
+    ("batching-queueing-delay", "It's like a bus that won't leave until it's full: at 1,500 riders a second it waits "
+     "most of its 20 ms timeout, and a fuller bus takes longer to unload, so the trip gets longer for everyone.", True),
+    ("kv-preemption-storm", "At busy moments it fills, and to make room the system kicks out a conversation and "
+     "deletes its notes, so that conversation has to start over from the beginning later, and the kicked-out ones "
+     "wait in line again.", True),
+    ("priority-budget-starvation", "It's a supermarket at rush hour with an express-first rule: more shoppers than "
+     "tills, so the line grows anyway, and anyone with a full cart only gets rung up when no express shopper is "
+     "waiting, which during the rush is never.", True),
 ]
 
 
@@ -696,6 +710,8 @@ FIXES = [
      "elsewhere.", True),
     ("cost-model-misses-contention", "Teach the cost model that four cores share HBM: divide bandwidth by the number "
      "of concurrent memory-bound batches.", True),
+    ("priority-budget-starvation", "Stand up a second replica for the surge.", True),
+    ("priority-budget-starvation", "Open another replica during surges.", True),
 ]
 
 

@@ -47,7 +47,7 @@ ACTIONS = ("fix", "add", "lower", "raise", "switch", "move", "cap", "set", "use"
            # where work runs ('dispatch each request to the least-loaded core', 'serve embed from its own pool')
            "dispatch", "serve", "host", "send", "steer", "distribute", "isolate", "dedicate", "offload", "migrate",
            "relocate", "balance", "load-balance", "load balance", "scale out", "scale up", "rate-limit", "rate limit",
-           "teach", "derive", "tries", "dial", "decrease", "tighten")
+           "teach", "derive", "tries", "dial", "decrease", "tighten", "open", "spin up", "stand up", "provision")
 WAY_BACK = re.compile(r"(?<![a-z])(?:roll(?:s|ed|ing)?[ -]?back|rollback|revert\w*|auto-?revert\w*|"
                       r"(?:switch|flip|go|mov|swap|fall|cut|chang|put|rout|send|shift|bring|drain|dial|scal|roll)"
                       r"(?:\w*) (?:\w+ ){0,5}?back|back to|back (?:\w+ ){0,2}?out|back off to|undo|unwind\w*|"
@@ -131,7 +131,7 @@ GATE = re.compile(r"(?<![a-z])(?:(?:hold|held|block|gate|pause|freeze|delay)\w{0
                   r"stays? (?:held|off|gated|dark|at|live|up|serving|on|unreleased|out)|"
                   r"(?<![a-z])off (?:for|during|in) (?:\w+ ){0,3}?(?=until|till|unless)|"
                   r"(?<![a-z])no (?:[\w-]+ ){1,2}?(?=until|till|unless)|"  # 'no recompile-on-miss until ...'
-                  r"(?<![a-z])(?:don'?t|do not|won'?t|will not|never) (?:[\w-]+ ){1,3}?(?=until|till|unless)|"
+                  r"(?<![a-z])(?:don'?t|do not|won'?t|will not|never) (?:[\w-]+ ){1,5}?(?=until|till|unless)|"
                   r"(?:keep|leave)\w* [^.\n]{0,40}(?:off|serving|pinned|on the old|on the previous|out of production|"
                   r"carrying|taking|handling))"
                   r"[^.\n]{0,160}?(?<![a-z])(?:until|till|til|unless|only if|only after|only when|once|after|before|"
