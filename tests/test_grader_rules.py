@@ -199,6 +199,9 @@ OWNERS = [
     ("Adding the 1024 and 2048 buckets falls to the ML compiler team.", True),
     ("Add 1024 and 2048 buckets and recompile; this is in the ML compiler team's court.", True),
     ("The bucket is on the third core.", False),
+    # a team named in another language's order, with a cue
+    ("The team of serving runtime is responsible.", True),
+    ("We talked to the team of serving runtime last year.", False),
 ]
 
 
