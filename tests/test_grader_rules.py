@@ -411,6 +411,15 @@ def test_a_keyword_list_split_into_one_word_sentences_is_graded_weak():
              "and its queue sets p99 (1.4 -> 2.7 ms). Proof: same-seed replay with per-core utilisation. Fix: "
              "least-loaded dispatch. Owner: runtime team. Rollback: canary, revert if p99 > 1.8 ms.")
     assert grade(D["static-placement-imbalance"], terse).verdict == "strong"
+    # unlabelled short lines beside an argued sentence: the elements in a senior's shorthand, not a list
+    shorthand = ("87% of requests are short and pinned to one core at 92% busy; its queue wait explodes and drags the "
+                 "pooled p99 from 1.5 to 2.7 ms. Same-seed per-core utilisation. Least-loaded dispatch. Runtime team. "
+                 "Revert if canary p99 regresses.")
+    assert grade(D["static-placement-imbalance"], shorthand).verdict == "strong"
+    # ... and an arrow chain is not an argued sentence
+    arrows = ("strict priority -> interactive first -> batch starves -> batch p99 up. mean flat so conservation. fix "
+              "wfq. owner tbd. rollback.")
+    assert grade(D["fairness-starvation"], arrows).verdict == "weak"
 
 
 def test_a_chain_told_backwards_claims_no_mechanism():

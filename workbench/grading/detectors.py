@@ -196,7 +196,8 @@ _SEEDED_CALL = re.compile(r"[a-z_]\w*\([^()]*(?<![a-z_])seed\s?=\s?\d+")
 
 def _artifact_in(n: str, drill: Drill, stuffed: bool) -> bool:
     n = _RUNS_ON.sub(lambda m: m.group()[:m.group().rindex("run")], n)
-    noun = has(n, EVIDENCE_NOUNS) or (_PROVE_BY.search(n) and "prove")  # 'prove it by running ... same seed'
+    # 'prove it by running ... same seed'; a seeded run named by its seed alone ('Same-seed per-core utilisation.')
+    noun = has(n, EVIDENCE_NOUNS) or (_PROVE_BY.search(n) and "prove") or has(n, ("same seed", "same-seed"))
     if not noun and _SEEDED_CALL.search(n):
         return True  # a run written as code with its seed: 'sim("priority", seed=42)'
     if not noun or (stuffed and bare_run(n)) or _gate_only(n) or (READS_SHOWN.search(n) and

@@ -113,6 +113,11 @@ def _term(n: str) -> bool:
     return content_words(n) <= 3 and not _LABELLED.match(n) and not _VERB.search(n)
 
 
+def _argued(n: str) -> bool:
+    """A sentence that argues: a dozen content words or more, with a verb, not a chain of arrows."""
+    return content_words(n) >= 12 and bool(_VERB.search(n)) and not re.search(r"->|→|=>", n)
+
+
 def graded(drill: Drill, elements: dict[str, Element]) -> Grade:
     """The verdict and score of a set of element results: strong when every core element (mechanism, artifact,
     owner, rollback) is present, weak when at most one is; the score weighs all six."""
@@ -140,9 +145,12 @@ def grade(drill: Drill, answer: str) -> Grade:
     else:
         # an answer made mostly of bare term runs is keyword-stuffed: its run lines earn nothing; a list of terms
         # split into one- to three-word 'sentences' ('Static placement. Skew. Hot core. ...') is one such run
+        # one; a terse answer whose elements are short lines beside an argued sentence ('87% of requests ... so its
+        # queue wait explodes ...', then 'Least-loaded dispatch. Runtime team.') is not
         terms = [_term(n) for n in norms]
         stuffed = sum(bare_run(n) for n in norms) >= 0.5 * len(norms) or (
-            len(norms) >= 5 and sum(terms) >= 0.6 * len(norms))
+            len(norms) >= 5 and sum(terms) >= 0.6 * len(norms) and not any(
+                _argued(n) for n, t in zip(norms, terms, strict=True) if not t))
         if stuffed:
             segs, norms = [s for s, t in zip(segs, terms, strict=True) if not t], [n for n, t in zip(
                 norms, terms, strict=True) if not t]
