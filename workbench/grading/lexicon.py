@@ -53,6 +53,8 @@ WAY_BACK = re.compile(r"(?<![a-z])(?:roll(?:s|ed|ing)?[ -]?back|rollback|revert\
                       r"(?:\w*) (?:\w+ ){0,5}?back|back to|back (?:\w+ ){0,2}?out|back off to|undo|unwind\w*|"
                       # back in its own meaning: 'restore the 4,000 blocks if ...', 'bail out to the pinned plan'
                       r"restor\w*|reinstat\w*|bail\w* out|"
+                      # the safe path by name: 'flip out_of_envelope to fallback if canary p99 > 25 ms'
+                      r"(?:switch|flip|go|set|move|return)\w* (?:[\w-]+ ){0,3}?(?:the )?fallback(?![a-z])|"
                       # the new thing withdrawn: 'disable the new config', 'yank it', 'ramp it down to 0%'
                       r"(?:remov|kill|yank|scrap|retir|unship|deactivat)\w* (?:it|that|this|them|the (?:new )?"
                       r"(?:change|plan|config|canary|release|flag|setting|feature|rollout|build))(?![a-z])|"

@@ -57,6 +57,9 @@ _VAGUE = {"infra", "infrastructure", "people", "folks", "somebody", "anyone", "e
 # adds the buckets'): a field and a function, so 'the compiler adds' (software) is not one
 _ORG_ACTS = re.compile(r"(?:^|[.;:] )\W*(?:the )?" + ORG + r" (?!is |was |has |does )[a-z]+s ")
 
+# an organisation named on its own line, as a shorthand answer names its owner ('Serving runtime.')
+_ORG_ALONE = re.compile(r"^\W*(?:the )?" + ORG + r"(?: (?:team|org|group|folks))?\W*$")
+
 # a team named the way several languages order it ('the team of serving runtime is responsible')
 _TEAM_OF = re.compile(r"(?<![a-z])(?:team|group|squad|engineers) (?:of|from) (?:the )?(?:[a-z]+ )?" + ORG)
 
@@ -118,7 +121,7 @@ def _owner_in(s: str, n: str) -> bool:
         tool = subject[-1] in _TOOLS and not re.search(ORG + "$", " ".join(subject))  # 'serving runtime' is people
         if not set(subject) & (NOT_SUBJECT | _VAGUE) and subject[-1] not in GENERIC and not tool:
             return True
-    if _ORG_ACTS.search(n) or _PAREN_OWNER.search(n) or (cue and _TEAM_OF.search(n)):
+    if _ORG_ACTS.search(n) or _PAREN_OWNER.search(n) or (cue and _TEAM_OF.search(n)) or _ORG_ALONE.match(n):
         return True
     if re.search(r"(?<![a-z])(?:someone|somebody|whoever)(?![a-z])", n) and not ROLES.search(n):
         return False
