@@ -724,6 +724,7 @@ FIXES = [
      "of concurrent memory-bound batches.", True),
     ("priority-budget-starvation", "Stand up a second replica for the surge.", True),
     ("priority-budget-starvation", "Open another replica during surges.", True),
+    ("cost-model-misses-contention", "Merge the small steps together so each batch moves less data.", True),
 ]
 
 

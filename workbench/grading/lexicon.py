@@ -47,7 +47,8 @@ ACTIONS = ("fix", "add", "lower", "raise", "switch", "move", "cap", "set", "use"
            # where work runs ('dispatch each request to the least-loaded core', 'serve embed from its own pool')
            "dispatch", "serve", "host", "send", "steer", "distribute", "isolate", "dedicate", "offload", "migrate",
            "relocate", "balance", "load-balance", "load balance", "scale out", "scale up", "rate-limit", "rate limit",
-           "teach", "derive", "tries", "dial", "decrease", "tighten", "open", "spin up", "stand up", "provision")
+           "teach", "derive", "tries", "dial", "decrease", "tighten", "open", "spin up", "stand up", "provision",
+           "merge")
 WAY_BACK = re.compile(r"(?<![a-z])(?:roll(?:s|ed|ing)?[ -]?back|rollback|revert\w*|auto-?revert\w*|"
                       r"(?:switch|flip|go|mov|swap|fall|cut|chang|put|rout|send|shift|bring|drain|dial|scal|roll)"
                       r"(?:\w*) (?:\w+ ){0,5}?back|back to|back (?:\w+ ){0,2}?out|back off to|undo|unwind\w*|"
