@@ -725,6 +725,9 @@ FIXES = [
     ("priority-budget-starvation", "Stand up a second replica for the surge.", True),
     ("priority-budget-starvation", "Open another replica during surges.", True),
     ("cost-model-misses-contention", "Merge the small steps together so each batch moves less data.", True),
+    # the fix named as the obvious lever or move; the first thing read is no fix
+    ("cost-model-misses-contention", "In terms of what to do, fusion is the obvious lever.", True),
+    ("compiler-runtime-mapping", "The first thing is the bucket hit rate, which fell to 79%.", False),
 ]
 
 

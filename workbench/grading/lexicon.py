@@ -268,7 +268,10 @@ FIX_MARKER = re.compile(r"(?<![a-z])(?:(?:the )?(?:fix|solution|remedy|mitigatio
                         r"(?:\s?:|\s(?:is|would be|=|here is))|i'd|i would|i will|i'll|we should|we'd|we need|should|"
                         r"need to|let's|recommend|propose|suggest|instead(?! of)|go with|my call|i want|to fix|"
                         r"(?:is|be) (?:the|my|our)(?: real| actual| right| proper| whole)? "
-                        r"(?:fix|remedy|solution|mitigation))(?![a-z])|"
+                        r"(?:fix|remedy|solution|mitigation)|"
+                        # 'the obvious thing is more buckets', 'fusion is the obvious lever'
+                        r"(?:obvious|first|right|main|simplest|best) (?:thing|move|step|lever|option)(?: to do)? "
+                        r"(?:is|would be)|is the (?:obvious|main|right|best) (?:lever|move|step|option))(?![a-z])|"
                         r"'s (?:the|my|our)(?: real| actual| right| proper| whole)? (?:fix|remedy|solution|mitigation)"
                         r"(?![a-z])")
 NOT_A_FIX = re.compile(r"(?<![a-z])(?:proof|prove|evidence|artifact|artefact|confirm|show (?:it|this)|to show|"
