@@ -728,6 +728,9 @@ FIXES = [
     # the fix named as the obvious lever or move; the first thing read is no fix
     ("cost-model-misses-contention", "In terms of what to do, fusion is the obvious lever.", True),
     ("compiler-runtime-mapping", "The first thing is the bucket hit rate, which fell to 79%.", False),
+    # a config key is one word: 'Fix: max_delay.' is a bare word, as 'Fix: buckets.' is
+    ("batching-queueing-delay", "Fix: max_delay.", False),
+    ("batching-queueing-delay", "Fix: max_delay_s back to 0.002.", True),
 ]
 
 

@@ -180,7 +180,7 @@ def links(text: str) -> list[str]:
 
 
 def content_words(piece: str) -> int:
-    return sum(1 for w in re.findall(r"[a-z0-9][a-z0-9'%.-]*", piece) if w not in _STOP)
+    return sum(1 for w in re.findall(r"[a-z0-9][a-z0-9_'%.-]*", piece) if w not in _STOP)  # 'max_delay_s' is one word
 
 
 def bare_run(text: str) -> bool:
