@@ -15,6 +15,8 @@ _STOP = {"the", "a", "an", "of", "to", "its", "their", "is", "are"}
 _WHOLE = {"and", "the", "are", "was", "not", "but", "for", "any", "one", "all", "can", "has", "had", "its", "off",
           "out", "too", "now", "way", "due", "why", "use", "run", "set", "add", "cap", "cut", "get", "put", "let",
           "ask", "per"}
+# words matched whole, never by their stem: 'compiling' is not 'compiler', 'jit' is not 'jitter'
+_EXACT = {"compile", "compiles", "compiling", "recompiling", "recompiles", "jit"}
 _SUFFIX = re.compile(r"(es|s|ed|ing|ly)$")
 _SLASHES = re.compile(r"(?<![a-z0-9])[a-z]{2,40}(?:/[a-z]{2,40}){2,}")  # 'drift/fallback/queue', not '1k/2k/4k'
 _LONG = re.compile(r"\S{" + str(MAX_WORD + 1) + ",}")
@@ -71,10 +73,10 @@ def phrase(term: str) -> re.Pattern:
     words = [w for w in term.lower().split() if w not in _STOP] or term.lower().split()
     parts = []
     for w in words:
-        stem = _SUFFIX.sub("", w) if len(w) > 4 and w.isalpha() else w
+        stem = _SUFFIX.sub("", w) if len(w) > 4 and w.isalpha() and w not in _EXACT else w
         if len(stem) < 3:  # "aging" is not "ag-" (which would match "aggregate"); "cores" is still "cor-"
             stem = w
-        tail = r"(?![a-z])" if w in _WHOLE or len(w) <= 2 else ""  # 'so' must not match 'some'
+        tail = r"(?![a-z])" if w in _WHOLE or w in _EXACT or len(w) <= 2 else ""  # 'so' must not match 'some'
         body = re.escape(stem).replace("'", "'?")  # don't = dont
         if w in _NUMBERS:  # two = 2, and 2 = two
             body, tail = f"(?:{w}|{_NUMBERS[w]})", r"(?![a-z0-9])"
