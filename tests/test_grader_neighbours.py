@@ -31,6 +31,8 @@ PAIRS = [
     ("batching-queueing-delay", "fairness-starvation"),
     ("static-placement-imbalance", "recompile-storm"),
     ("kv-preemption-storm", "memory-residency-eviction"),
+    # reloads competing for HBM are not a cost model that priced batches alone
+    ("memory-residency-eviction", "cost-model-misses-contention"),
 ]
 
 

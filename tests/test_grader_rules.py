@@ -384,6 +384,21 @@ MECHANISMS = [
     ("kv-preemption-storm", "At busy moments it fills, and to make room the system kicks out a conversation and "
      "deletes its notes, so that conversation has to start over from the beginning later, and the kicked-out ones "
      "wait in line again.", True),
+    # the recompile storm needs the compile and the core it blocks ('the requests behind the compile'); 'the compiler
+    # team compiled the plan' is neither
+    ("recompile-storm", "Each new long length triggers a two-second compile, and the requests behind the compile wait, "
+     "so p99 goes over a second.", True),
+    ("recompile-storm", "The ML compiler team compiled the plan for seq <= 512; longer shapes wait in the queue, so "
+     "p99 goes over a second.", False),
+    # the cost-model drill needs the prediction that missed: contention for HBM alone is the residency drill's too
+    ("cost-model-misses-contention", "Each reload moves 12 GiB through HBM and competes for bandwidth with the other "
+     "cores, so the cores saturate and p99 rises.", False),
+    ("cost-model-misses-contention", "The cost model priced each batch alone, but four cores share HBM bandwidth, so "
+     "batches take longer than predicted and queue, and p99 rises.", True),
+    # an off-the-rack suit is the generic fallback; what holds up the line causes the wait
+    ("compiler-runtime-mapping", "Think of made-to-measure suits: the inputs grew, so a fifth of them now don't fit "
+     "any suit and get an off-the-rack one that's much slower, and they hold up the line for everyone behind them.",
+     True),
     ("priority-budget-starvation", "It's a supermarket at rush hour with an express-first rule: more shoppers than "
      "tills, so the line grows anyway, and anyone with a full cart only gets rung up when no express shopper is "
      "waiting, which during the rush is never.", True),

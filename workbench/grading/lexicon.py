@@ -20,7 +20,8 @@ CAUSAL = re.compile(r"(?<![a-z-])(?:because|so|therefore|thus|hence|since|as a r
                     # verbs of one thing stopping another ('compiles on the spot and blocks the core')
                     r"(?:block|stall|clog|hog|starv|choke|freeze)(?:s|es|ed|d|e|ing)?"
                     r"(?= (?:the|a|an|every|all|other|its?|them|each|everything|everyone)(?![a-z]))|"
-                    r"eats?|eating|steal\w*|froze|(?:that|which|this) leaves|leaving|drag\w*|pull\w* up)(?![a-z])")
+                    r"eats?|eating|steal\w*|froze|(?:that|which|this) leaves|leaving|drag\w*|pull\w* up|hold\w* up|"
+                    r"held up)(?![a-z])")
 EVIDENCE_NOUNS = ("report", "breakdown", "trace", "replay", "histogram", "load test", "load-test", "benchmark",
                   "a/b", "ab test", "comparison", "compare", "cdf", "profile table", "table", "export", "experiment",
                   "repro", "rerun", "re-run", "plot", "curve", "sweep", "dump", "capture", "timeline", "perfetto",
