@@ -33,6 +33,8 @@ PAIRS = [
     ("kv-preemption-storm", "memory-residency-eviction"),
     # reloads competing for HBM are not a cost model that priced batches alone
     ("memory-residency-eviction", "cost-model-misses-contention"),
+    # a stream's 'residual capacity' and 'weights by offered load' are no memory capacity and no weight loads
+    ("fairness-starvation", "memory-residency-eviction"),
 ]
 
 
