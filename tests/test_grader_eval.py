@@ -21,7 +21,7 @@ from workbench.grading.drills import load_drills
 from workbench.grading.evaluate import GOALS, evaluate, load_corpus
 
 LABELS = Path(__file__).parent / "grader_labels"
-NEXT = ("AA", "AB")  # stored for later final scores (grader_eval.py leaves them out too)
+NEXT = ("AA", "AB", "AC")  # stored for later final scores (grader_eval.py leaves them out too)
 FINAL = "Z"  # held out in tests/benchmarks/grader_eval.py (Y: scored once 2026-12-05, tenth session)
 BELOW_GOAL = {"workload": 0.88}  # corpus less Z, AA, AB (1,990) 2026-12-05, tenth session: 0.89; see README; goal 0.9
 
