@@ -746,6 +746,15 @@ FIXES = [
     # a config key is one word: 'Fix: max_delay.' is a bare word, as 'Fix: buckets.' is
     ("batching-queueing-delay", "Fix: max_delay.", False),
     ("batching-queueing-delay", "Fix: max_delay_s back to 0.002.", True),
+    # a short verb keeps its forms ('adds', 'capped'), not other words ('address')
+    ("average-hides-tail", "ML compiler team adds 1k/2k/4k buckets and recompiles.", True),
+    ("average-hides-tail", "The ML compiler team will address buckets later.", False),
+    # a setting changed in a pasted config: a diff's added line, or a value with what it was
+    ("average-hides-tail", "buckets: [128, 256, 512, 1024, 2048, 4096]   # was [128, 256, 512]", True),
+    ("fairness-starvation", "+  discipline: weighted_fair", True),
+    ("fairness-starvation", "discipline: weighted_fair", False),
+    # the settings returned to their old values
+    ("batching-queueing-delay", "Return max_delay and max_batch to the old values.", True),
 ]
 
 

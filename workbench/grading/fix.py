@@ -272,6 +272,12 @@ def _acted_on(body: str, masked: str, term: str, m: re.Match) -> bool:
         NOT_A_FIX.search(before) or _TO_PROVE.search(body[at:at + 40]) or _ESCAPE_HATCH.search(before))
 
 
+# a setting changed in a pasted config: a diff's added line ('+ discipline: weighted_fair') or a value with what it
+# was ('buckets: [128, ..., 2048, 4096]  # was [128, 256, 512]')
+_CONFIG_CHANGE = re.compile(r"^\s*(?:\+\s+[a-z_][\w.-]*\s?[:=]\s?\S.*|[a-z_][\w.-]*\s?[:=]\s?\S.*#\s*(?:was|previously|"
+                            r"before|old)\b.*)$")
+
+
 def fix_sentence(s: str, n: str, drill: Drill, words: frozenset[str], asked: bool = False) -> bool:
     """Does this one sentence propose a bounded fix on the drill's fix vocabulary (the rule, sentence by sentence)?
     ``asked``: it answers the answer's own question heading ('What's the fix?'), which labels it as a 'Fix:' would."""
@@ -343,7 +349,8 @@ def fix(segs: list[str], norms: list[str], drill: Drill, stuffed: bool, argued: 
     found: list[tuple[int, str]] = []  # (rank, sentence): the quote is the first of the best rank
     for i, (s, n) in enumerate(zip(segs, norms, strict=True)):
         asked = i > 0 and bool(FIX_QUESTION.match(norms[i - 1]) or _LABEL_ALONE.search(norms[i - 1]))
-        if argued and i > 0 and not stuffed and _shorthand(n, drill) and fix_sentence(s, n, drill, words, asked=True):
+        if argued and i > 0 and not stuffed and _shorthand(n, drill) and fix_sentence(s, n, drill, words, asked=True) \
+                or _CONFIG_CHANGE.match(n) and has(n, drill.rubric.fix_terms + drill.rubric.fix_plain):
             found.append((1, s))
             continue
         if fix_sentence(s, n, drill, words, asked=asked):

@@ -157,6 +157,7 @@ GATE_FIRST = re.compile(r"(?<![a-z])(?:(?:until|till|unless|only (?:once|after|w
 # undoing a change, as a verb ('revert the batcher change', 'put the old waiting time back', 'back to WFQ'); unlike
 # WAY_BACK, no 'keep the old plan loaded' or kill switch, which prepare a rollback and undo nothing
 REVERT_VERB = re.compile(r"(?<![a-z])(?:revert\w*|roll(?:s|ed|ing)?[ -]?back|undo\w*|restor\w*|return\w* to|"
+                         r"return\w* (?:[\w-]+ ){1,5}?to (?:the |its |their )?(?:old|previous|original|prior|former)|"
                          r"reinstat\w*|"
                          r"(?:go|goes|going|went|put|puts|set|sets|switch\w*|flip\w*|chang\w*|bring\w*|mov\w*|roll\w*|"
                          r"dial\w*|turn\w*) (?:\w+ ){0,5}?back|back to)(?![a-z])")

@@ -15,6 +15,7 @@ _STOP = {"the", "a", "an", "of", "to", "its", "their", "is", "are"}
 _WHOLE = {"and", "the", "are", "was", "not", "but", "for", "any", "one", "all", "can", "has", "had", "its", "off",
           "out", "too", "now", "way", "due", "why", "use", "run", "set", "add", "cap", "cut", "get", "put", "let",
           "ask", "per"}
+_WHOLE_VERBS = {"add", "cap", "cut", "put"}
 # words matched whole, never by their stem: 'compiling' is not 'compiler', 'jit' is not 'jitter'
 _EXACT = {"compile", "compiles", "compiling", "recompiling", "recompiles", "jit"}
 _SUFFIX = re.compile(r"(es|s|ed|ing|ly)$")
@@ -77,6 +78,8 @@ def phrase(term: str) -> re.Pattern:
         if len(stem) < 3:  # "aging" is not "ag-" (which would match "aggregate"); "cores" is still "cor-"
             stem = w
         tail = r"(?![a-z])" if w in _WHOLE or w in _EXACT or len(w) <= 2 else ""  # 'so' must not match 'some'
+        if w in _WHOLE_VERBS:  # a short verb keeps its forms ('adds', 'capped', 'setting'), not other words ('address')
+            tail = r"(?:s|es|ed|ing|[a-z](?:ed|ing))?(?![a-z])"
         body = re.escape(stem).replace("'", "'?")  # don't = dont
         if w in _NUMBERS:  # two = 2, and 2 = two
             body, tail = f"(?:{w}|{_NUMBERS[w]})", r"(?![a-z0-9])"
