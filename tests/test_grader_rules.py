@@ -202,6 +202,13 @@ OWNERS = [
     # a team named in another language's order, with a cue
     ("The team of serving runtime is responsible.", True),
     ("We talked to the team of serving runtime last year.", False),
+    # a process, a tool or a setting is no one to hold accountable; a team named after what it runs is
+    ("owner: CI will catch it next time.", False),
+    ("Ownership: the nightly re-bucketing job owns this.", False),
+    ("The recompile_limit setting owns the risk.", False),
+    ("owner: the capacity review process.", False),
+    ("Owner: serving runtime (scheduler).", True),
+    ("Owner: the capacity review lead.", True),
 ]
 
 
