@@ -402,6 +402,19 @@ MECHANISMS = [
      "cores, so the cores saturate and p99 rises.", False),
     ("cost-model-misses-contention", "The cost model priced each batch alone, but four cores share HBM bandwidth, so "
      "batches take longer than predicted and queue, and p99 rises.", True),
+    # plain words of the batcher's chain: each request sits out the window, the long batch finishes all together
+    ("batching-queueing-delay", "The batcher now waits for a much bigger batch or a much longer timeout, so at our "
+     "arrival rate each API request sits out most of the window and then rides a long batch that only finishes all "
+     "together.", True),
+    # a wrong remedy refused is no wrong mechanism claimed, and 'more throughput per core' is not 'more cores'
+    ("batching-queueing-delay", "Now the batcher waits for 32 or for the long timeout, so each request loses almost "
+     "all the window waiting, and the batch is big and slow and all its requests finish only at the end together, so "
+     "p99 goes from 11 to 46 ms. It is not lack of compute, more cores will not help. If somebody wants more "
+     "throughput per core, they must show a load test first.", True),
+    # fast lanes that only go up to 512 tokens: the compiled envelope in plain words
+    ("compiler-runtime-mapping", "The tuned fast lanes only go up to 512 tokens; anything longer goes down a "
+     "general-purpose slow lane, and because those requests take longer and make others wait behind them, the "
+     "slowest 1% more than doubled.", True),
     # an off-the-rack suit is the generic fallback; what holds up the line causes the wait
     ("compiler-runtime-mapping", "Think of made-to-measure suits: the inputs grew, so a fifth of them now don't fit "
      "any suit and get an off-the-rack one that's much slower, and they hold up the line for everyone behind them.",

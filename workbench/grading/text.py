@@ -86,8 +86,9 @@ def phrase(term: str) -> re.Pattern:
         elif w in ("gib", "mib"):  # 12 gib = 12 gb
             body = w[0] + "i?b"
         parts.append(r"(?<![a-z0-9])" + body + tail)
-    # a comparison is no gap: 'bigger than batch's own load' is not 'bigger batches'
-    gap = r"[a-z0-9./%',;:-]{0,W}(?:[\s-]+(?!than(?![a-z]))[^\s]{1,W}){0,2}?[\s-]+".replace("W", str(MAX_WORD))
+    # a comparison is no gap: 'bigger than batch's own load' is not 'bigger batches'; nor is a rate: 'more throughput
+    # per core' is not 'more cores'
+    gap = r"[a-z0-9./%',;:-]{0,W}(?:[\s-]+(?!(?:than|per)(?![a-z]))[^\s]{1,W}){0,2}?[\s-]+".replace("W", str(MAX_WORD))
     return re.compile(gap.join(parts) if len(parts) > 1 else parts[0])
 
 
@@ -128,7 +129,10 @@ _DISMISS_AFTER = re.compile(r"^[^.;]{0,30}?(?<![a-z])(?:is|was|can be|has been)?
                             # a counterfactual test of it: 'a leak would look different', '... would show steady growth'
                             r"would (?:look|show|appear|grow|have shown|have looked)|"
                             # denied by its own evidence: 'a leak wouldn't give you loads = evictions'
-                            r"(?:wouldn'?t|would not|doesn'?t|does not|can'?t|cannot) (?:give|explain|produce|cause)"
+                            r"(?:wouldn'?t|would not|doesn'?t|does not|can'?t|cannot) (?:give|explain|produce|cause)|"
+                            # a wrong remedy refused: 'more cores will not help', 'adding GPUs won't fix it'
+                            r"(?:will not|won'?t|would not|wouldn'?t|does not|doesn'?t|can'?t|cannot) "
+                            r"(?:help|fix|change|solve)"
                             r"(?![a-z]))|"
                             # doubted in the same sentence: '... but I wouldn't bet on it', '... but I doubt it matters'
                             r"^[^.;]{0,90}?(?<![a-z])(?:i doubt|i'?d doubt|i wouldn'?t bet|i would not bet|unlikely|"
