@@ -122,6 +122,17 @@ ROLLBACKS = [
 ]
 
 
+def test_a_pasted_configs_automatic_revert_is_a_rollback():
+    """'auto_revert_if: chat_p99_regression_pct: 5' is a way back with its trigger, read across the lines it spans."""
+    reasoning = ("The docs prompts are past 512, so they miss every bucket and run the generic path, which is what "
+                 "took the pooled p99 from 0.30 to 1.95 ms.\n")
+    config = "```\nrollout:\n  canary_percent: 5\n  auto_revert_if:\n    chat_p99_regression_pct: 5\n```\n"
+    element = grade(D["average-hides-tail"], reasoning + config).elements["rollback"]
+    assert element.present and "auto_revert_if" in element.evidence
+    assert not grade(D["average-hides-tail"], reasoning + config.replace("auto_revert_if", "alert_if")).elements[
+        "rollback"].present
+
+
 @pytest.mark.parametrize("text,present", ROLLBACKS)
 def test_a_rollback_is_a_way_back_tied_to_a_condition_or_a_gate(text, present):
     assert grade(D["compiler-runtime-mapping"], text).elements["rollback"].present is present

@@ -296,12 +296,22 @@ _TRIGGER = re.compile(r"(?<![a-z])(?:roll ?back|revert|abort|kill[- ]switch)[- ]
                       r"slo|ttft|goodput|hit rate|canary|any)")
 
 
+# a pasted config's automatic way back with its trigger ('auto_revert_if: chat_p99_regression_pct: 5', 'rollback:
+# pinned: bf16_plan auto_if: {canary_p99_worse_pct: 5}'), read across the lines it spans
+_CONFIG_TRIGGER = re.compile(r"(?<![a-z])(?:auto_|revert_|rollback_|roll_back_)+(?:if|on|when|trigger\w*)\s?:"
+                             r"\s*[{\[]?\s*[a-z_]*(?:p\d\d|latency|ttft|error|regress|reload|preempt|slo)")
+
+
 def rollback(segs: list[str], norms: list[str], stuffed: bool) -> Element:
     for s, n in zip(segs, norms, strict=True):
         if stuffed and bare_run(n):
             continue
         if GATE.search(n) or GATE_FIRST.search(n) or HELD.search(n) or tied_way_back(n) or _TRIGGER.search(n):
             return Element(True, quote(s), "")
+    config = _CONFIG_TRIGGER.search(" ".join(norms))
+    if config and not stuffed:
+        key = config.group().split(":")[0].strip()
+        return Element(True, quote(next((s for s, n in zip(segs, norms, strict=True) if key in n), segs[0])), "")
     return Element(False, "", "give a way back tied to a condition (e.g. keep the previous plan loaded and revert "
                               "if canary p99 regresses) or hold the release until a named validation passes; "
                               "'we can always roll back' is not a rollback plan",

@@ -40,7 +40,10 @@ _CHANGE = re.compile(r"(?<![a-z])(?:now|before|baseline|vs|versus|compared|from|
 
 # a move the sentence calls noise is dismissed, not stated as the regression ('the p99 jump is probably just noise');
 # a caveat that a tail is noisy still states it ('p99 went up about 6x, but p99 on a small window is noisy')
-_DISMISSED = re.compile(r"(?<![a-z])(?:noise|a blip|a fluke)(?![a-z])")
+_DISMISSED = re.compile(r"(?<![a-z])(?:noise|a blip|a fluke|still (?:under|below|within|inside))(?![a-z])")
+# a move only supposed, under a negated modal ('a few milliseconds of extra wait shouldn't quadruple p99')
+_NOT_SO = r"(?<![a-z])(?:shouldn'?t|wouldn'?t|couldn'?t|can'?t|cannot|won'?t|should not|would not|could not)(?![a-z])"
+_SUPPOSED = re.compile(_NOT_SO + r"\W+(?:\w+\W+){0,3}$")
 _BETTER = re.compile(r"(?<![a-z])(?:improv\w*|better|recovered|faster)(?![a-z])")
 _WORSE = re.compile(r"(?<![a-z])(?:regress\w*|worse\w*|degrad\w*|slower|longer|blew|explod\w*|balloon\w*)(?![a-z])")
 _UP = re.compile(r"(?<![a-z])(?:rose|ris\w+|increas\w*|doubled|tripled|quadrupled|up|jump\w*|grew|grow\w*|spik\w*|"
@@ -98,7 +101,7 @@ _METRIC = "|".join(_METRIC_WORD.get(m, re.escape(m)) for m in METRICS if m not i
 _NUMBER_WORD = r"(?:one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|fifty|tens|hundreds|a few)"
 _MOVED = ("|".join(re.escape(d) for d in DIRECTION if d != "from")
           + r"|from\W{1,3}(?:(?:about|around|roughly|like|under|over|nearly|almost|just) |~)?"
-          + rf"(?:\d|{_NUMBER_WORD}(?![a-z])|half)|double|triple|quadruple|(?:\d+|{_NUMBER_WORD}) times(?![a-z])"
+          + rf"(?:\d|{_NUMBER_WORD}(?![a-z])|half)|doubl|tripl|quadrupl|(?:\d+|{_NUMBER_WORD}) times(?![a-z])"
           + r"|\d+(?:\.\d+)?\s?(?:(?:x|%|ms|s)\b|×)|->|\d(?:\.\d+)? to \d"
           + r"|\d+(?:\.\d+)?\s?(?:ms|s)?\s(?:vs\.?|versus)\s~?\d")  # 'p99 is 842 vs 430 before'
 _METRIC_AT = re.compile(rf"(?<![a-z])(?:{_METRIC})")
@@ -119,6 +122,7 @@ def workload(segs: list[str], norms: list[str], drill: Drill, stuffed: bool = Fa
         # each move on its own: one in a condition does not hide a stated one after it ('served when nobody is
         # waiting, ... their slowest 1% went from under half a second to 0.8')
         m = next((x for x in _moves(n) if not _improved(n, x) and not CONDITIONAL.search(n[:x.start()])
+                  and not _SUPPOSED.search(n[:x.start()]) and not re.search(_NOT_SO, x.group())
                   and not _level_only(n, x.group())), None)
         if not m or (bare_run(n) and (stuffed or not FIGURES.search(n) or WORD_CHAIN.search(n))) or \
                 _DISMISSED.search(n):
