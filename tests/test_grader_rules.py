@@ -408,6 +408,14 @@ MECHANISMS = [
      "so p99 goes over a second.", True),
     ("recompile-storm", "The ML compiler team compiled the plan for seq <= 512; longer shapes wait in the queue, so "
      "p99 goes over a second.", False),
+    # another chain's words in another sense: a plan kept pinned is no bucket pinned to a core, weights paged back in
+    # are no paged KV cache, compiling 'the block' blocks no core
+    ("static-placement-imbalance", "Keep the bf16 plan pinned. 87% of requests are short, so the queue grows and p99 "
+     "rises.", False),
+    ("kv-preemption-storm", "The runtime evicts a model and pages its weights back in, so requests queue and TTFT "
+     "p99 rises.", False),
+    ("recompile-storm", "Fix: compile the block with elementwise fusion, which brings p99 back to the low-load level.",
+     False),
     # the cost-model drill needs the prediction that missed: contention for HBM alone is the residency drill's too
     ("cost-model-misses-contention", "Each reload moves 12 GiB through HBM and competes for bandwidth with the other "
      "cores, so the cores saturate and p99 rises.", False),

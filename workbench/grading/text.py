@@ -17,7 +17,7 @@ _WHOLE = {"and", "the", "are", "was", "not", "but", "for", "any", "one", "all", 
           "ask", "per"}
 _WHOLE_VERBS = {"add", "cap", "cut", "put"}
 # words matched whole, never by their stem: 'compiling' is not 'compiler', 'jit' is not 'jitter'
-_EXACT = {"compile", "compiles", "compiling", "recompiling", "recompiles", "jit"}
+_EXACT = {"compile", "compiles", "compiling", "recompiling", "recompiles", "jit", "blocked"}
 _SUFFIX = re.compile(r"(es|s|ed|ing|ly)$")
 _SLASHES = re.compile(r"(?<![a-z0-9])[a-z]{2,40}(?:/[a-z]{2,40}){2,}")  # 'drift/fallback/queue', not '1k/2k/4k'
 _LONG = re.compile(r"\S{" + str(MAX_WORD + 1) + ",}")
