@@ -35,6 +35,7 @@ PAIRS = [
     ("memory-residency-eviction", "cost-model-misses-contention"),
     # a stream's 'residual capacity' and 'weights by offered load' are no memory capacity and no weight loads
     ("fairness-starvation", "memory-residency-eviction"),
+    ("fairness-starvation", "batching-queueing-delay"),
 ]
 
 

@@ -416,6 +416,14 @@ MECHANISMS = [
      "p99 rises.", False),
     ("recompile-storm", "Fix: compile the block with elementwise fusion, which brings p99 back to the low-load level.",
      False),
+    ("recompile-storm", "Each new shape compiles on the request path, so requests wait and p99 rises; canary the new "
+     "plan and roll back to the pinned previous plan if p99 regresses.", False),
+    ("recompile-storm", "compiles on request path. ~2s each, core pinned so everything queued on it waits. p99 "
+     "15ms->1s.", True),
+    # a batching answer does not blame strict priority (the fairness drill's class)
+    ("batching-queueing-delay", "Strict priority serves interactive first: it eats about half the capacity and batch "
+     "needs about 45%, so batch queues behind each interactive burst. The scheduler never idles with work waiting, so "
+     "the wait shifts onto batch. Fix: WFQ with load-proportional weights, plus a max-wait guard for batch.", False),
     # the cost-model drill needs the prediction that missed: contention for HBM alone is the residency drill's too
     ("cost-model-misses-contention", "Each reload moves 12 GiB through HBM and competes for bandwidth with the other "
      "cores, so the cores saturate and p99 rises.", False),
