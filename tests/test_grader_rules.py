@@ -802,6 +802,16 @@ FIXES = [
     ("fairness-starvation", "discipline: weighted_fair", False),
     # the settings returned to their old values
     ("batching-queueing-delay", "Return max_delay and max_batch to the old values.", True),
+    # the fix and the rollback in one sentence: the rollback's blanking stays in its own conjunct
+    ("static-placement-imbalance", "I'd canary least-loaded dispatch and flip back to the old placement if any core "
+     "stays above 85% or canary p99 is worse.", True),
+    ("static-placement-imbalance", "The serving runtime on-call could probably own switching to least-loaded dispatch, "
+     "and if the canary p99 is worse than before they'd flip it back.", True),
+    # ... while the rollout's own words stay no fix: shipping 'it' behind a flag, keeping the old plan pinned
+    ("fusion-memory-bursts", "And I'd ship it behind the fusion flag and flip it back if p95 on the canary is worse "
+     "than the old setting.", False),
+    ("fusion-memory-bursts", "I'd keep the old elementwise plan pinned and revert to it if the canary's p95 is more "
+     "than 5% worse.", False),
 ]
 
 

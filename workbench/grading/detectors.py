@@ -285,7 +285,9 @@ def without_rollbacks(n: str, reach: int = REACH) -> str:
     is worse flip it back', 'switch back to WFQ behind a flag and flip it back if batch p99 breaches')."""
     for a, b in _tied_way_backs(n):
         stop = n.find(";", b)  # the reach stays in the clause: 'go back to WFQ behind a flag; if p99 breaches, revert'
-        a, b = max(0, a - reach, n.rfind(";", 0, a) + 1), min(len(n), b + reach, stop if stop >= 0 else len(n))
+        # ... and in its own conjunct: 'canary least-loaded dispatch and flip back to the old placement if ...'
+        joint = max(n.rfind(" and ", 0, a) + 5, n.rfind(", ", 0, a) + 2) if n[max(0, a - reach):a].strip() else 0
+        a, b = max(0, a - reach, n.rfind(";", 0, a) + 1, joint), min(len(n), b + reach, stop if stop >= 0 else len(n))
         n = n[:a] + " " * (b - a) + n[b:]
     return n
 

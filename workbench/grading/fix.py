@@ -95,8 +95,8 @@ def _acts_on(n: str, words: frozenset[str]) -> bool:
             continue
         after = n[m.end():m.end() + 80]
         after = after[:_CONSEQUENCE.search(after).start()]  # not past 'so'
-        if re.match(r" (?:it|this|that)\b ?[,;]", after):
-            continue  # 'ship it, the gate passed': the verb's object is 'it', and the clause ends there
+        if re.match(r" (?:it|this|that|them)\b ?(?:[,;]|behind |on a |as a |to a )", after):
+            continue  # 'ship it, the gate passed', 'ship it behind the fusion flag': the verb's object is 'it'
         after = re.findall(r"[a-z][a-z0-9_'-]*", after)[:8]
         if any(w.rstrip("s") in words for w in after):
             return True
@@ -131,7 +131,10 @@ _CLAUSE_END = re.compile(r"[.;]|$")
 _AS_IS = re.compile(r"(?<![a-z])(?:keep|keeps|keeping|leave|leaves|leaving|stay|stays|staying) (?:on )?"
                     r"(?:[\w.'-]+ ){0,5}?(?:serving|running|live|in service|in place|as it is|as is|until|till|while|"
                     r"carrying|taking|handling)"
-                    r"(?![a-z])")
+                    r"(?![a-z])|"
+                    # the old plan kept as the way back ('keep the old elementwise plan pinned and revert to it if ...')
+                    r"(?<![a-z])keep\w* (?:the |our )?(?:old|previous|current|prior|existing) (?:[\w-]+ ){0,2}?"
+                    r"(?:plan|config|setting|settings|pool|placement)s? (?:pinned|loaded|ready|warm)(?![a-z])")
 
 
 _FORMULA = re.compile(r"^\W*[\w.]+\s?=\s?[\w.()]+\s?[*/]\s?[\w.(]")  # a line that opens on the formula
