@@ -807,6 +807,11 @@ FIXES = [
      "stays above 85% or canary p99 is worse.", True),
     ("static-placement-imbalance", "The serving runtime on-call could probably own switching to least-loaded dispatch, "
      "and if the canary p99 is worse than before they'd flip it back.", True),
+    # a proof, then a clause of its own after a semicolon that makes the fix; a watch after it is none
+    ("batching-queueing-delay", "A same-seed run proves it; the serving runtime team reverts max_delay to 2 ms.", True),
+    ("fusion-memory-bursts", "A same-seed run proves it; the ML compiler team's fusion owner moves to tiled attention "
+     "or back to elementwise.", True),
+    ("batching-queueing-delay", "A same-seed run with max_delay at 2 ms proves it; we watch the dashboards.", False),
     # ... while the rollout's own words stay no fix: shipping 'it' behind a flag, keeping the old plan pinned
     ("fusion-memory-bursts", "And I'd ship it behind the fusion flag and flip it back if p95 on the canary is worse "
      "than the old setting.", False),

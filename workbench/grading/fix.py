@@ -140,6 +140,7 @@ _AS_IS = re.compile(r"(?<![a-z])(?:keep|keeps|keeping|leave|leaves|leaving|stay|
 _FORMULA = re.compile(r"^\W*[\w.]+\s?=\s?[\w.()]+\s?[*/]\s?[\w.(]")  # a line that opens on the formula
 _NEXT_ACT = re.compile(r", (?:and )?(?:then )?(?=(?:have|get|ask|" + "|".join(sorted(_ACTION_FIRST)) + r")(?![a-z]))")
 _CLAUSE_BREAK = re.compile(r", and (?:then |also )?(?=[a-z])|; |, then ")
+_SEMICOLON = re.compile(r"; ")
 
 
 def _without_gates(n: str) -> str:
@@ -296,7 +297,7 @@ def fix_sentence(s: str, n: str, drill: Drill, words: frozenset[str], asked: boo
         if cuts and fix_sentence(s, n[:cuts[-1].start()] + " ", drill, words, asked):
             return True
         # ... or a clause after it ('prove it with a same-seed report, have the compiler team add 1k/2k buckets')
-        after = _NEXT_ACT.search(n, proof.end())
+        after = _NEXT_ACT.search(n, proof.end()) or _SEMICOLON.search(n, proof.end())  # or a clause of its own
         return bool(after) and fix_sentence(s, " " + n[after.end():], drill, words, asked)
     if bare_run(n) and not _fix_line(n, words):
         return False
