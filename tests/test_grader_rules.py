@@ -420,6 +420,11 @@ MECHANISMS = [
      "plan and roll back to the pinned previous plan if p99 regresses.", False),
     ("recompile-storm", "compiles on request path. ~2s each, core pinned so everything queued on it waits. p99 "
      "15ms->1s.", True),
+    # a step named only as the contrast is not claimed: the fallback the recompile replaced
+    ("compiler-runtime-mapping", "The p95 got better. Once the system has compiled a version for the longer prompts, "
+     "those run faster than the generic fallback did, so p95 improved.", False),
+    ("compiler-runtime-mapping", "Prompts drifted past 512; now they run a specialised kernel instead of the generic "
+     "fallback, so requests wait and p99 rises.", False),
     # a batching answer does not blame strict priority (the fairness drill's class)
     ("batching-queueing-delay", "Strict priority serves interactive first: it eats about half the capacity and batch "
      "needs about 45%, so batch queues behind each interactive burst. The scheduler never idles with work waiting, so "

@@ -114,6 +114,23 @@ def steps_of(drill: Drill) -> list[tuple[str, ...]]:
             enumerate(r.mechanism_chain)]
 
 
+# a step named only as the contrast ('those run faster than the generic fallback did', 'instead of the fallback') is
+# not a step the answer claims happened; 'longer than the cost model predicted' compares with the step, it claims it
+_CONTRAST = re.compile(r"(?<![a-z])(?:instead of|rather than)\s+(?:the\s+|a\s+|an\s+)?(?:[\w-]+\s+)?$")
+_THAN = re.compile(r"(?<![a-z])than\s+(?:the\s+|a\s+|an\s+)?(?:[\w-]+\s+)?$")
+_BEFORE_NOW = re.compile(r"(?:\s+[\w-]+){0,2}?\s+(?:did|used to|was|were|had)(?![a-z])")
+
+
+def _claimed(window: str, step: tuple[str, ...]) -> bool:
+    """Is one of the step's phrasings in the window other than as the contrast?"""
+    for t in step:
+        for m in phrase(t).finditer(window):
+            before = window[max(0, m.start() - 40):m.start()]
+            if not (_CONTRAST.search(before) or _THAN.search(before) and _BEFORE_NOW.match(window, m.end())):
+                return True
+    return False
+
+
 def mechanism(drill: Drill, segs: list[str], norms: list[str]) -> Element:
     r = drill.rubric
     steps = steps_of(drill)
@@ -131,7 +148,7 @@ def mechanism(drill: Drill, segs: list[str], norms: list[str]) -> Element:
     for width in (1, 2, 3, 4, 5):
         for i in range(len(usable) - width + 1):
             window = " ".join(usable[i:i + width])
-            found = {k for k, step in enumerate(steps) if has(window, step)}
+            found = {k for k, step in enumerate(steps) if _claimed(window, step)}
             if len(found) > len(best):
                 best, best_window = found, window
             if len(found) >= r.mechanism_min_steps and set(r.mechanism_required) <= found and _linked(window, steps) \
