@@ -337,24 +337,24 @@ _FINITE = re.compile(r"(?<![a-z])(?:is|are|was|were|has|have|had|does|did|be|bee
                      r"(?<![a-z])(?!(?:embed|speed|need|seed|feed|shed)(?![a-z]))[a-z]{3,}ed(?![a-z])|[:?]")
 
 
-def _shorthand(n: str, drill: Drill) -> bool:
+def _shorthand(n: str, terms: tuple[str, ...]) -> bool:
     """A verbless note of two to five content words naming one of the drill's fix phrases, with a value or three words
     or more: in an answer that argues its mechanism in sentences, the fix in a senior's shorthand ('Budget 2048.'),
     read as a 'Fix:' line would be."""
     words = content_words(n)  # a bare term ('int8 buckets.') is no bounded fix: a value, or three words or more
     return 2 <= words <= 5 and (words >= 3 or bool(re.search(r"(?<![a-z])\d", n))) and not _FINITE.search(n) and \
-        not _ACTION.search(n) and bool(has(n, drill.rubric.fix_terms + drill.rubric.fix_plain))
+        not _ACTION.search(n) and bool(has(n, terms))
 
 
 def fix(segs: list[str], norms: list[str], drill: Drill, stuffed: bool, argued: bool = False) -> Element:
     """The first sentence that proposes a bounded fix; ``argued``: the answer argues in full sentences, so its verbless
     notes may be its elements in shorthand."""
-    words = fix_words(drill)
+    words, terms = fix_words(drill), drill.rubric.fix_terms + drill.rubric.fix_plain
     found: list[tuple[int, str]] = []  # (rank, sentence): the quote is the first of the best rank
     for i, (s, n) in enumerate(zip(segs, norms, strict=True)):
         asked = i > 0 and bool(FIX_QUESTION.match(norms[i - 1]) or _LABEL_ALONE.search(norms[i - 1]))
-        if argued and i > 0 and not stuffed and _shorthand(n, drill) and fix_sentence(s, n, drill, words, asked=True) \
-                or _CONFIG_CHANGE.match(n) and has(n, drill.rubric.fix_terms + drill.rubric.fix_plain):
+        note = argued and i > 0 and not stuffed and _shorthand(n, terms)  # read as a 'Fix:' line would be
+        if (note and fix_sentence(s, n, drill, words, asked=True)) or (_CONFIG_CHANGE.match(n) and has(n, terms)):
             found.append((1, s))
             continue
         if fix_sentence(s, n, drill, words, asked=asked):

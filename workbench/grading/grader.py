@@ -94,10 +94,10 @@ def check_answer(raw: bytes | str) -> str:
 CARD_GRAMS = grams(CARD_TEXT)
 
 
-def _elements(segs: list[str], norms: list[str], drill: Drill, stuffed: bool) -> dict[str, Element]:
+def _elements(segs: list[str], norms: list[str], drill: Drill, stuffed: bool,
+              argued: bool = False) -> dict[str, Element]:
     return {"workload": workload(segs, norms, drill, stuffed), "mechanism": det.mechanism(drill, segs, norms),
-            "artifact": det.artifact(segs, norms, drill, stuffed),
-            "fix": fix(segs, norms, drill, stuffed, argued=any(_argued(n) for n in norms)),
+            "artifact": det.artifact(segs, norms, drill, stuffed), "fix": fix(segs, norms, drill, stuffed, argued),
             "owner": owner(segs, norms, stuffed), "rollback": det.rollback(segs, norms, stuffed)}
 
 
@@ -146,15 +146,15 @@ def grade(drill: Drill, answer: str) -> Grade:
         elements[ELEMENTS[0]] = Element(False, "", f"{empty}; {first.hint}", first.question)
     else:
         # an answer made mostly of bare term runs is keyword-stuffed: its run lines earn nothing; a list of terms
-        # split into one- to three-word 'sentences' ('Static placement. Skew. Hot core. ...') is one such run
-        # one; a terse answer whose elements are short lines beside an argued sentence ('87% of requests ... so its
-        # queue wait explodes ...', then 'Least-loaded dispatch. Runtime team.') is not
+        # split into one- to three-word 'sentences' ('Static placement. Skew. Hot core. ...') is one such run,
+        # unless a sentence beside them argues ('87% of requests ... so its queue wait explodes ...', then
+        # 'Least-loaded dispatch. Runtime team.': a senior's shorthand); a term line never argues
         terms = [_term(n) for n in norms]
+        argued = any(_argued(n) for n in norms)
         stuffed = sum(bare_run(n) for n in norms) >= 0.5 * len(norms) or (
-            len(norms) >= 5 and sum(terms) >= 0.6 * len(norms) and not any(
-                _argued(n) for n, t in zip(norms, terms, strict=True) if not t))
+            len(norms) >= 5 and sum(terms) >= 0.6 * len(norms) and not argued)
         if stuffed:
             segs, norms = [s for s, t in zip(segs, terms, strict=True) if not t], [n for n, t in zip(
                 norms, terms, strict=True) if not t]
-        elements = _elements(segs, norms, drill, stuffed)
+        elements = _elements(segs, norms, drill, stuffed, argued)
     return graded(drill, elements)

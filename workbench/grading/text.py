@@ -78,7 +78,7 @@ def phrase(term: str) -> re.Pattern:
         if len(stem) < 3:  # "aging" is not "ag-" (which would match "aggregate"); "cores" is still "cor-"
             stem = w
         tail = r"(?![a-z])" if w in _WHOLE or w in _EXACT or len(w) <= 2 else ""  # 'so' must not match 'some'
-        if w in _WHOLE_VERBS:  # a short verb keeps its forms ('adds', 'capped', 'setting'), not other words ('address')
+        if w in _WHOLE_VERBS:  # a short verb keeps its forms ('adds', 'capped', 'cutting'), not other words ('address')
             tail = r"(?:s|es|ed|ing|[a-z](?:ed|ing))?(?![a-z])"
         body = re.escape(stem).replace("'", "'?")  # don't = dont
         if w in _NUMBERS:  # two = 2, and 2 = two

@@ -38,12 +38,14 @@ _CHANGE = re.compile(r"(?<![a-z])(?:now|before|baseline|vs|versus|compared|from|
                      r"past|beyond|more than|plus|but|while|whereas|better|improved)(?![a-z])")
 
 
-# a move the sentence calls noise is dismissed, not stated as the regression ('the p99 jump is probably just noise');
-# a caveat that a tail is noisy still states it ('p99 went up about 6x, but p99 on a small window is noisy')
+# a move the sentence calls noise is dismissed, not stated as the regression ('the p99 jump is probably just noise'),
+# as is a level still under its threshold ('p99 at 1.9 ms is still under 2 ms'); a caveat that a tail is noisy still
+# states it ('p99 went up about 6x, but p99 on a small window is noisy')
 _DISMISSED = re.compile(r"(?<![a-z])(?:noise|a blip|a fluke|still (?:under|below|within|inside))(?![a-z])")
 # a move only supposed, under a negated modal ('a few milliseconds of extra wait shouldn't quadruple p99')
 _NOT_SO = r"(?<![a-z])(?:shouldn'?t|wouldn'?t|couldn'?t|can'?t|cannot|won'?t|should not|would not|could not)(?![a-z])"
 _SUPPOSED = re.compile(_NOT_SO + r"\W+(?:\w+\W+){0,3}$")
+_NOT_SO_IN = re.compile(_NOT_SO)
 _BETTER = re.compile(r"(?<![a-z])(?:improv\w*|better|recovered|faster)(?![a-z])")
 _WORSE = re.compile(r"(?<![a-z])(?:regress\w*|worse\w*|degrad\w*|slower|longer|blew|explod\w*|balloon\w*)(?![a-z])")
 _UP = re.compile(r"(?<![a-z])(?:rose|ris\w+|increas\w*|doubled|tripled|quadrupled|up|jump\w*|grew|grow\w*|spik\w*|"
@@ -51,7 +53,8 @@ _UP = re.compile(r"(?<![a-z])(?:rose|ris\w+|increas\w*|doubled|tripled|quadruple
 _DOWN = re.compile(r"(?<![a-z])(?:down|dropped|fell|lower|shrank|shrunk|reduced|decreased|halved)(?![a-z])")
 _FIG = r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"  # a figure, thousands separated or not ('1,041 ms')
 _PAIR = re.compile(rf"{_FIG}\s?(ms|s|us|µs)?\s?(?:->|→|to)\s?~?{_FIG}\s?(ms|s|us|µs)?(?![a-z])")
-_GENERIC = ("requests", "traffic", "batches", "batch", "cores", "prompts", "tokens", "shapes", "streams")
+# words of any workload: named anywhere they count, beside a bare direction they say not which workload regressed
+_ANY_WORKLOAD = ("requests", "traffic", "batches", "batch", "cores", "prompts", "tokens", "shapes", "streams")
 _SCALE = {"s": 1000.0, "ms": 1.0, "us": 0.001, "µs": 0.001}
 
 
@@ -112,6 +115,14 @@ _FIGURED = re.compile(rf"\d(?:\.\d+)?\s?(?:ms|s)\W+(?:\w+\W+){{0,2}}?(?:{_METRIC
                       rf"\d(?:\.\d+)?\s?(?:ms|s)(?![a-z])")
 
 
+def _stated(n: str, x: re.Match) -> bool:
+    """Does the sentence state this move as the regression: not a gain, not a condition's ('if p99 goes above'),
+    not only supposed under a negated modal, not a bare level?"""
+    before = n[:x.start()]
+    return not (_improved(n, x) or CONDITIONAL.search(before) or _SUPPOSED.search(before) or
+                _NOT_SO_IN.search(x.group()) or _level_only(n, x.group()))
+
+
 def workload(segs: list[str], norms: list[str], drill: Drill, stuffed: bool = False) -> Element:
     """The first sentence that states the regressed metric's move, with the workload named in the answer."""
     named = has(" ".join(norms), drill.rubric.workload_terms)  # the workload, named anywhere in the answer
@@ -121,16 +132,14 @@ def workload(segs: list[str], norms: list[str], drill: Drill, stuffed: bool = Fa
         # p95 5.7 -> 3.1") is data, not a run of bare terms, unless the whole answer is such runs
         # each move on its own: one in a condition does not hide a stated one after it ('served when nobody is
         # waiting, ... their slowest 1% went from under half a second to 0.8')
-        m = next((x for x in _moves(n) if not _improved(n, x) and not CONDITIONAL.search(n[:x.start()])
-                  and not _SUPPOSED.search(n[:x.start()]) and not re.search(_NOT_SO, x.group())
-                  and not _level_only(n, x.group())), None)
+        m = next((x for x in _moves(n) if _stated(n, x)), None)
         if not m or (bare_run(n) and (stuffed or not FIGURES.search(n) or WORD_CHAIN.search(n))) or \
                 _DISMISSED.search(n):
             continue
         # a bare direction ('p99 rose') restates the prompt: it needs the size, or the workload named beside it
         sized = any(_SIZE.search(n[x.start() + len(x.group().split()[0]):x.end() + 16]) for x in _NEAR.finditer(n)) \
             or _SIZE_WORD.search(n) or figured  # past the metric's own digits ('p99')
-        if named and (sized or has(n, [t for t in drill.rubric.workload_terms if t not in _GENERIC])):
+        if named and (sized or has(n, [t for t in drill.rubric.workload_terms if t not in _ANY_WORKLOAD])):
             return Element(True, quote(s), "")
     return Element(False, "", "say which workload regressed and its first failing metric, with a number or a "
                               "direction (e.g. p99 of the chat stream doubled once sequence lengths passed 512)",
