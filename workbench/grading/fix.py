@@ -13,6 +13,7 @@ import re
 
 from workbench.grading.detectors import Element, tied_way_back, without_rollbacks
 from workbench.grading.drills import Drill
+from workbench.grading.fix_forms import CONFIG_CHANGE, LABEL_ALONE, base_forms
 from workbench.grading.lexicon import (
     ACTIONS,
     FIX_LABEL,
@@ -97,6 +98,8 @@ def _acts_on(n: str, words: frozenset[str]) -> bool:
         after = after[:_CONSEQUENCE.search(after).start()]  # not past 'so'
         if re.match(r" (?:it|this|that|them)\b ?(?:[,;]|behind |on a |as a |to a )", after):
             continue  # 'ship it, the gate passed', 'ship it behind the fusion flag': the verb's object is 'it'
+        if re.match(r" (?:nothing|none|no)(?![a-z])", after):
+            continue  # 'ship nothing with 320 blocks': a negative object proposes nothing
         after = re.findall(r"[a-z][a-z0-9_'-]*", after)[:8]
         if any(w.rstrip("s") in words for w in after):
             return True
@@ -135,6 +138,18 @@ _AS_IS = re.compile(r"(?<![a-z])(?:keep|keeps|keeping|leave|leaves|leaving|stay|
                     # the old plan kept as the way back ('keep the old elementwise plan pinned and revert to it if ...')
                     r"(?<![a-z])keep\w* (?:the |our )?(?:old|previous|current|prior|existing) (?:[\w-]+ ){0,2}?"
                     r"(?:plan|config|setting|settings|pool|placement)s? (?:pinned|loaded|ready|warm)(?![a-z])")
+
+# how a change is rolled out, not what it changes: 'behind the fusion-level flag', 'a canary against the elementwise
+# plan'
+_ROLLOUT = re.compile(r"(?<![a-z])behind (?:the |a |an )?(?:[\w-]+ ){0,2}?(?:flag|toggle|feature flag)(?![a-z])|"
+                      r"(?<![a-z])against (?:the |a |an |our )?(?:[\w-]+ ){0,2}?(?:plan|baseline|config|version|build)"
+                      r"(?![a-z])")
+
+
+# no remedy proposed, only a guess at one: 'I'm not really sure what the right fix is, maybe some kind of aging'
+_UNSURE = re.compile(r"(?<![a-z])(?:not (?:really |entirely |totally |quite )?sure|unsure|no idea|don't know|dont know|"
+                     r"do not know) (?:what|which|how|whether|if|about)(?![a-z])|"
+                     r"(?<![a-z])(?:some kind of|some sort of|some mix of)(?![a-z])")
 
 
 _FORMULA = re.compile(r"^\W*[\w.]+\s?=\s?[\w.()]+\s?[*/]\s?[\w.(]")  # a line that opens on the formula
@@ -180,9 +195,6 @@ def reverts(n: str, terms: tuple[str, ...]) -> bool:
     return False
 
 
-# a label that ends its line, its content on the next ('Change:' then a config line, 'revert:' then a command)
-_LABEL_ALONE = re.compile(r"(?<![a-z])(?:fix|fixes|change|changes|mitigation|remedy|solution|proposed fix|revert)"
-                          r"\s*:\s*$")
 # an escape hatch kept open, not a change proposed ('we could always roll back to the 64 GiB parts')
 _ESCAPE_HATCH = re.compile(r"(?:can|could) always (?:just )?(?:roll|revert|go|switch|flip|move|fall)|"
                            r"(?:can|could) (?:just )?(?:revert|"
@@ -255,12 +267,19 @@ def _described(before: str) -> str:
     return _DESCRIBES.sub(lambda m: " " * len(m.group()) if _ACTION.fullmatch(m.group()) else m.group(), before)
 
 
+_DETERMINER = re.compile(r"(?<![a-z])(?:a|an|the|this|that|each|every|no|its|their|our|one) $")
+
+
 def _acted_on(body: str, masked: str, term: str, m: re.Match) -> bool:
     """Is this mention of a fix term acted on (proposed), not a proof, a watch or an escape hatch that mentions it? The
     fix terms' own words are no action (``masked`` blanks them: 'weighted fair queueing' names the fix, it does not
     propose it) unless the term is itself an action ('add buckets')."""
     at = m.start()
-    verb = term.strip().lower().split(" ")[0] in ACTIONS
+    # a verb's plain form used as a noun ('a recompile storm', 'the re-bucket') names a thing, it proposes nothing; not
+    # a participle ('a reserved share')
+    first = term.strip().lower().split(" ")[0]
+    as_noun = re.match(re.escape(first) + r"(?![a-z])", body[at:]) and _DETERMINER.search(body, 0, at)
+    verb = first in ACTIONS and not as_noun
     after = masked[m.end():at + 60]
     after = after[:_CONSEQUENCE.search(after + " ").start()]  # what follows 'so' is its effect, not an act on it
     lead = masked[max(0, at - 60):at]
@@ -276,10 +295,10 @@ def _acted_on(body: str, masked: str, term: str, m: re.Match) -> bool:
         NOT_A_FIX.search(before) or _TO_PROVE.search(body[at:at + 40]) or _ESCAPE_HATCH.search(before))
 
 
-# a setting changed in a pasted config: a diff's added line ('+ discipline: weighted_fair') or a value with what it
-# was ('buckets: [128, ..., 2048, 4096]  # was [128, 256, 512]')
-_CONFIG_CHANGE = re.compile(r"^\s*(?:\+\s+[a-z_][\w.-]*\s?[:=]\s?\S.*|[a-z_][\w.-]*\s?[:=]\s?\S.*#\s*(?:was|previously|"
-                            r"before|old)\b.*)$")
+def _proposes_none(n: str, drill: Drill) -> bool:
+    """A computation ('load_ms = weights_gib * 1.074 / 64'), a definition or a general truth ('fusion is a well-known
+    optimisation'), another mechanism's remedy, or a guess at one ('not sure what the fix is, maybe aging')."""
+    return bool(_FORMULA.search(n) or TEXTBOOK.search(n) or _other_fix(n, drill) or _UNSURE.search(n))
 
 
 def fix_sentence(s: str, n: str, drill: Drill, words: frozenset[str], asked: bool = False) -> bool:
@@ -301,15 +320,12 @@ def fix_sentence(s: str, n: str, drill: Drill, words: frozenset[str], asked: boo
         return bool(after) and fix_sentence(s, " " + n[after.end():], drill, words, asked)
     if bare_run(n) and not _fix_line(n, words):
         return False
-    if _FORMULA.search(n):
-        return False  # a computation ('load_ms = weights_gib * 1.074 / 64 * 1000'), not a setting changed
-    if TEXTBOOK.search(n):
-        return False  # a definition or a general truth ('fusion is a well-known optimisation') proposes nothing
-    if _other_fix(n, drill):
+    if _proposes_none(n, drill):
         return False
     if tied_way_back(n):  # the conditional way back is the rollback's; what else the sentence proposes may be the fix
         n = without_rollbacks(n)
-    n = _OPINION.sub(lambda m: " " * len(m.group()), _AS_IS.sub(lambda m: " " * len(m.group()), n))
+    for p in (_AS_IS, _OPINION, _ROLLOUT):
+        n = p.sub(lambda m: " " * len(m.group()), n)
     body = re.sub(r"^\s*[a-z /&]{1,30}:\s", " ", n)  # past a 'Fix:' label, which is no action by itself
     if content_words(body) < 2 or unbounded(body, drill):
         return False
@@ -352,9 +368,11 @@ def fix(segs: list[str], norms: list[str], drill: Drill, stuffed: bool, argued: 
     words, terms = fix_words(drill), drill.rubric.fix_terms + drill.rubric.fix_plain
     found: list[tuple[int, str]] = []  # (rank, sentence): the quote is the first of the best rank
     for i, (s, n) in enumerate(zip(segs, norms, strict=True)):
-        asked = i > 0 and bool(FIX_QUESTION.match(norms[i - 1]) or _LABEL_ALONE.search(norms[i - 1]))
+        n = base_forms(n, drill)
+        asked = i > 0 and bool(FIX_QUESTION.match(norms[i - 1]) or LABEL_ALONE.search(norms[i - 1]))
         note = argued and i > 0 and not stuffed and _shorthand(n, terms)  # read as a 'Fix:' line would be
-        if (note and fix_sentence(s, n, drill, words, asked=True)) or (_CONFIG_CHANGE.match(n) and has(n, terms)):
+        if (note and fix_sentence(s, n, drill, words, asked=True)) or (CONFIG_CHANGE.match(n) and (
+                has(n.replace("_", "-"), terms) or _names(n, words))):  # a value's 'least_loaded' is 'least-loaded'
             found.append((1, s))
             continue
         if fix_sentence(s, n, drill, words, asked=asked):

@@ -49,7 +49,7 @@ ACTIONS = ("fix", "add", "lower", "raise", "switch", "move", "cap", "set", "use"
            "dispatch", "serve", "host", "send", "steer", "distribute", "isolate", "dedicate", "offload", "migrate",
            "relocate", "balance", "load-balance", "load balance", "scale out", "scale up", "rate-limit", "rate limit",
            "teach", "derive", "tries", "dial", "decrease", "tighten", "open", "spin up", "stand up", "provision",
-           "merge")
+           "merge", "prepare")
 WAY_BACK = re.compile(r"(?<![a-z])(?:roll(?:s|ed|ing)?[ -]?back|rollback|revert\w*|auto-?revert\w*|"
                       r"(?:switch|flip|go|mov|swap|fall|cut|chang|put|rout|send|shift|bring|drain|dial|scal|roll)"
                       r"(?:\w*) (?:\w+ ){0,5}?back|back to|back (?:\w+ ){0,2}?out|back off to|undo|unwind\w*|"
@@ -287,7 +287,7 @@ FIX_STOP = {"with", "from", "back", "the", "and", "more", "less", "each", "every
              "batch", "reduce", "revert", "separate", "control", "effective", "term", "level", "split",
              "accelerator", "weight", "limit", "bound", "maximum", "minimum", "alert", "percentile", "least",
              "loaded", "dynamic", "place", "route", "fit", "fair", "share", "token", "online", "depth",
-             "concurrency", "profile", "contention", "bandwidth", "compile", "compil", "batching"}
+             "concurrency", "profile", "contention", "bandwidth", "compile", "compil", "batching", "raise", "increase"}
 # a setting turned one way ('lower max_delay_s', 'a bigger budget', 'fuse more', 'tune it a bit') ...
 TURNED = re.compile(r"(?<![a-z])(?:smaller|lower|lowers|lowering|reduc\w*|decreas\w*|more|larger|bigger|increas\w*|"
                     r"rais\w*|higher|fewer|less|longer|shorter|tun\w*|tweak\w*|adjust\w*|a bit|a little|somewhat|"
@@ -310,4 +310,7 @@ TEXTBOOK = re.compile(r"^\W*(?:[\w/-]+ ){1,4}(?:is|are) (?:a|an) (?:[\w-]+ ){0,3
                       r"situation|state|phenomenon) (?:in which|where|that|whereby|which)(?![a-z])|"
                       r"^\W*(?:[\w/-]+ ){1,3}(?:is|means) when(?![a-z])|"
                       r"(?<![a-z])(?:it is|is) (?:well[- ])?known|well[- ]known|common remedies|"
-                      r"classic (?:result|problem|trade-?off)")
+                      r"classic (?:result|problem|trade-?off)|"
+                      # a general remedy, not this case's: 'caching compiled artefacts is the standard mitigation'
+                      r"(?:is|are) (?:the|a) (?:standard|usual|common|typical|textbook) (?:mitigation|fix|remedy|"
+                      r"approach|answer|solution)")

@@ -1,0 +1,44 @@
+"""How a fix may be written besides a sentence that proposes it: a pasted config line, a label alone on its line
+with the change on the next, and a proposing -ing form of one of the drill's fix verbs.
+
+Helpers of :mod:`workbench.grading.fix`, kept apart so that module stays one page of rules.
+"""
+
+from __future__ import annotations
+
+import re
+
+from workbench.grading.drills import Drill
+
+# where an -ing form proposes: after 'by', 'for', 'try', 'suggest' ... ('the fix is fusing the small steps', 'go for
+# tiling'), or as the sentence's subject with a modal ('precompiling buckets up to 4096 would remove it')
+_GERUND_AFTER = r"(?:by|for|try|trying|start|starting|consider|considering|recommend|suggest|propose|about|is|be|" \
+                r"means|mean|involves|at|:)"
+_MODAL = re.compile(r"(?<![a-z])(?:would|should|will|could|might|must)(?![a-z])")
+
+
+def base_forms(n: str, drill: Drill) -> str:
+    """The sentence with a proposing -ing form of a verb that leads one of the drill's fix phrases written as the verb
+    ('by tiling the kernel' -> 'by tile the kernel'): a phrase is matched from each word's start, and the -ing form
+    drops the verb's 'e'. Only those verbs, and only where they propose: 'we ended up fusing' and 'merging the steps
+    saves launches' tell what happened."""
+    verbs = {t.split(" ")[0] for t in drill.rubric.fix_terms + drill.rubric.fix_plain}
+    verbs = sorted(v[:-1] for v in verbs if re.fullmatch(r"[a-z]{3,}e", v))
+    if not verbs:
+        return n
+    ing = "(" + "|".join(verbs) + r")ing(?![a-z])"
+    n = re.sub(r"(?<![a-z])(" + _GERUND_AFTER + r" )" + ing, r"\1\2e", n)
+    first = re.match(r"^\W*" + ing, n)
+    if first and _MODAL.search(n, first.end()):
+        n = n[:first.start(1)] + first.group(1) + "e" + n[first.end():]
+    return n
+
+
+# a setting changed in a pasted config: a diff's added line ('+ discipline: weighted_fair') or a value with what it
+# was ('buckets: [128, ..., 2048, 4096]  # was [128, 256, 512]')
+CONFIG_CHANGE = re.compile(r"^\s*(?:\+\s+[a-z_][\w.-]*\s?[:=]\s?\S.*|[a-z_][\w.-]*\s?[:=]\s?\S.*#\s*(?:was|previously|"
+                           r"before|old|proposed|new|fix|target)\b.*)$")
+# a label that ends its line, its content on the next ('Change:' then a config line, 'revert:' then a command)
+LABEL_ALONE = re.compile(r"(?<![a-z])(?:fix|fixes|change|changes|mitigation|remedy|solution|proposed fix|revert|"
+                         r"proposed|proposal|proposed config|new config|target config)"
+                         r"\s*:\s*$")
