@@ -55,6 +55,8 @@ WAY_BACK = re.compile(r"(?<![a-z])(?:roll(?:s|ed|ing)?[ -]?back|rollback|revert\
                       r"(?:\w*) (?:\w+ ){0,5}?back|back to|back (?:\w+ ){0,2}?out|back off to|undo|unwind\w*|"
                       # back in its own meaning: 'restore the 4,000 blocks if ...', 'bail out to the pinned plan'
                       r"restor\w*|reinstat\w*|bail\w* out|"
+                      # a flag flipped by itself: 'a canary with an automatic flip if p99 climbs over 25 ms'
+                      r"auto(?:matic(?:ally)?)?[- ]?flip\w*|"
                       # the safe path by name: 'flip out_of_envelope to fallback if canary p99 > 25 ms'
                       r"(?:switch|flip|go|set|move|return)\w* (?:[\w-]+ ){0,3}?(?:the )?fallback(?![a-z])|"
                       # the new thing withdrawn: 'disable the new config', 'yank it', 'ramp it down to 0%'

@@ -69,6 +69,11 @@ _LABEL_VALUE = re.compile(r"(?<![a-z])(?:owners?|owned by|ownership|who|dri|acco
                           r"((?:[\w'/&-]+ ?){1,5})")
 
 
+# 'Owner: on-call.': whoever holds the pager, not who is accountable for the fix ('serving on-call' names its team)
+_BARE_ON_CALL = re.compile(r"(?<![a-z])(?:owners?|ownership|owned by|who|dri)\s?[:=-]\s?(?:the |whoever is )?"
+                           r"on[- ]?call(?: rotation)?\W*$")
+
+
 def _labelled_process(n: str) -> bool:
     """'Owner: CI will catch it next time': the labelled owner is a process."""
     m = _LABEL_VALUE.search(n)
@@ -134,7 +139,7 @@ def _owner_in(s: str, n: str) -> bool:
             return True
     if OWNER_THAT.search(n) or any(m.group(1) not in GENERIC for m in _THEIR_CALL.finditer(n)):
         return True
-    if _labelled_process(n):
+    if _labelled_process(n) or _BARE_ON_CALL.search(n):
         return False
     for m in OWNS.finditer(n):
         subject = m.group(1).split()
