@@ -1,4 +1,5 @@
-"""Owner and rollback shapes added after writer AA was scored and read (twelfth session).
+"""Owner and rollback shapes added after writer AA was scored and read (twelfth session), and an outside team as
+owner (a probe of the same session).
 
 Each case was written for this file; the first of each pair fails on the rules before it, the
 second guards the other side.
@@ -20,6 +21,11 @@ OWNERS = [
     # ... a team's on-call is, and so is the speaker on call
     ("fusion-memory-bursts", "Owner: serving on-call.", True),
     ("batching-queueing-delay", "If I'm the on-call, I own the revert.", True),
+    # a team outside the company can be asked for help, not held accountable for the release
+    ("batching-queueing-delay", "The vendor's driver team should own it.", False),
+    ("recompile-storm", "Owner: chip vendor support.", False),
+    ("batching-queueing-delay", "The serving runtime team owns it and will ask the vendor's driver team for a fix.",
+     True),
 ]
 
 ROLLBACKS = [
@@ -32,7 +38,7 @@ ROLLBACKS = [
 
 
 @pytest.mark.parametrize(("drill", "text", "want"), OWNERS)
-def test_a_bare_on_call_owns_nothing_a_teams_on_call_does(drill, text, want):
+def test_a_bare_on_call_or_a_vendor_owns_nothing_a_teams_on_call_does(drill, text, want):
     assert grade(D[drill], text).elements["owner"].present is want
 
 

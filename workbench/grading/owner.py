@@ -32,6 +32,13 @@ _POSSESSIVE_OWN = re.compile(r"(?<![a-z])(?:its|their|his|her|our|my|your) own(?
 
 
 _TLDR = re.compile(r"(?<![a-z])tl;? ?dr(?![a-z])")
+# a team outside the company that ships the model ('the vendor's driver team', 'support at the chip company') can be
+# asked for help, it cannot be accountable for this release's fix and rollback
+_OUTSIDE = re.compile(r"(?<![a-z])(?:the |our )?(?:chip |hardware |gpu |accelerator )?(?:vendor|supplier|manufacturer)"
+                      r"(?:'s|s'|s)?(?: [\w-]+){0,2}? (?:team|support|engineers?|folks|people|side)(?![a-z])|"
+                      r"(?<![a-z])(?:team|support|engineers?|folks|people) (?:at|from|of) (?:the )?"
+                      r"(?:chip |hardware |gpu )?(?:vendor|supplier|manufacturer|chip company|hardware company)"
+                      r"(?![a-z])")
 # a plural subject's plain verb ('the compiler folks add longer buckets')
 _ACTS = re.compile(r" (?:" + "|".join(a for a in ACTIONS if " " not in a) + r"|own|take|handle|do)(?![a-z])")
 # the decision is a team's ('the memory split is the serving runtime team's call')
@@ -124,6 +131,7 @@ def _named(s: str) -> bool:
 
 def _owner_in(s: str, n: str) -> bool:
     n = _TLDR.sub(" ", _POSSESSIVE_OWN.sub(" ", n))  # 'its own' names no owner; 'tl;dr' is no tech lead
+    n = _OUTSIDE.sub(lambda m: " " * len(m.group()), n)
     n = _short_roles(s, n)
     if n.rstrip().endswith("?"):
         return False  # a question ('who owns it?', 'maybe the compiler folks?') assigns no one
