@@ -21,6 +21,9 @@ OWNERS = [
     # ... a team's on-call is, and so is the speaker on call
     ("fusion-memory-bursts", "Owner: serving on-call.", True),
     ("batching-queueing-delay", "If I'm the on-call, I own the revert.", True),
+    # a team opening its sentence with the reason it owns (the answer to the question before it)
+    ("recompile-storm", "ML compiler team, since it's their envelope and policy.", True),
+    ("recompile-storm", "The team, because it is their job.", False),
     # a team outside the company can be asked for help, not held accountable for the release
     ("batching-queueing-delay", "The vendor's driver team should own it.", False),
     ("recompile-storm", "Owner: chip vendor support.", False),

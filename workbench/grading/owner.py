@@ -81,6 +81,10 @@ _BARE_ON_CALL = re.compile(r"(?<![a-z])(?:owners?|ownership|owned by|who|dri)\s?
                            r"on[- ]?call(?: rotation)?\W*$")
 
 
+_TEAM_BECAUSE = re.compile(r"^\W*(?:the )?(?:[\w-]+ ){0,3}(?:team|org|group|squad|on-?call)\s?,\s"
+                           r"(?:since|because|as|given)(?![a-z])")
+
+
 def _labelled_process(n: str) -> bool:
     """'Owner: CI will catch it next time': the labelled owner is a process."""
     m = _LABEL_VALUE.search(n)
@@ -138,7 +142,9 @@ def _owner_in(s: str, n: str) -> bool:
     strong = I_OWN.search(n) or OWNER_LABEL.search(n) or re.search(r"own|accountab|responsib|dri\b|sign", n)
     if LOOK_INTO.search(n) and not strong and not ROLES.search(n):  # a named role may be asked to look
         return False  # "the infra folks should look into it" is advice, not an owner
-    cue = OWNER_CUE.search(n) or content_words(n) <= 6  # a team named on its own line is an assignment
+    # a team named on its own line, or opening the sentence with its reason, is an assignment ('Compiler team, since
+    # it's their envelope and policy.', the answer to the question before it)
+    cue = OWNER_CUE.search(n) or content_words(n) <= 6 or _TEAM_BECAUSE.match(n)
     for m in OWNER_NOUN.finditer(n):
         words = [w for w in m.groups() if w]
         acts = re.match(r" (?:(?!is |was |has |does )[a-z]+s|have) ", n[m.end():]) or (  # the subject: 'the team adds'
