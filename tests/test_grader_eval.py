@@ -21,7 +21,7 @@ from workbench.grading.drills import load_drills
 from workbench.grading.evaluate import GOALS, evaluate, load_corpus
 
 LABELS = Path(__file__).parent / "grader_labels"
-NEXT = ("AC",)  # stored for later final scores (grader_eval.py leaves them out too)
+NEXT = ("AC", "AD")  # stored for later final scores (grader_eval.py leaves them out too)
 FINAL = "AB"  # held out in tests/benchmarks/grader_eval.py (AA: scored once 2026-12-05, twelfth session)
 BELOW_GOAL: dict[str, float] = {}  # elements whose floor is below the goal, with the reason beside it (none now)
 

@@ -23,7 +23,7 @@ LABELS = Path(__file__).resolve().parents[1] / "grader_labels"
 TUNED_ON = ("legacy", "A", "B", "C", "D", "E", "F", "G", "H", "J", "K", "L", "M", "N", "O", "P", "Q", "R", "S", "T",
             "U", "V", "W", "X", "Y", "Z", "AA")
 FINAL = "AB"  # the next held-out writer, scored once at the end (AA: scored once 2026-12-05, twelfth session)
-NEXT = ("AC",)  # writers stored for later final scores: left out of every table, --final too
+NEXT = ("AC", "AD")  # writers stored for later final scores: left out of every table, --final too
 
 
 def main(argv: list[str]) -> None:
