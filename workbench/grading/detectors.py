@@ -126,7 +126,7 @@ def _claimed(window: str, step: tuple[str, ...]) -> bool:
     for t in step:
         for m in phrase(t).finditer(window):
             before = window[max(0, m.start() - 40):m.start()]
-            if not (_CONTRAST.search(before) or _THAN.search(before) and _BEFORE_NOW.match(window, m.end())):
+            if not (_CONTRAST.search(before) or (_THAN.search(before) and _BEFORE_NOW.match(window, m.end()))):
                 return True
     return False
 

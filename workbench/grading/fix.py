@@ -13,7 +13,7 @@ import re
 
 from workbench.grading.detectors import Element, tied_way_back, without_rollbacks
 from workbench.grading.drills import Drill
-from workbench.grading.fix_forms import CONFIG_CHANGE, LABEL_ALONE, base_forms
+from workbench.grading.fix_forms import CONFIG_CHANGE, LABEL_ALONE, base_forms, gerunds
 from workbench.grading.lexicon import (
     ACTIONS,
     FIX_LABEL,
@@ -365,10 +365,10 @@ def _shorthand(n: str, terms: tuple[str, ...]) -> bool:
 def fix(segs: list[str], norms: list[str], drill: Drill, stuffed: bool, argued: bool = False) -> Element:
     """The first sentence that proposes a bounded fix; ``argued``: the answer argues in full sentences, so its verbless
     notes may be its elements in shorthand."""
-    words, terms = fix_words(drill), drill.rubric.fix_terms + drill.rubric.fix_plain
+    words, terms, ing = fix_words(drill), drill.rubric.fix_terms + drill.rubric.fix_plain, gerunds(drill)
     found: list[tuple[int, str]] = []  # (rank, sentence): the quote is the first of the best rank
     for i, (s, n) in enumerate(zip(segs, norms, strict=True)):
-        n = base_forms(n, drill)
+        n = base_forms(n, ing)
         asked = i > 0 and bool(FIX_QUESTION.match(norms[i - 1]) or LABEL_ALONE.search(norms[i - 1]))
         note = argued and i > 0 and not stuffed and _shorthand(n, terms)  # read as a 'Fix:' line would be
         if (note and fix_sentence(s, n, drill, words, asked=True)) or (CONFIG_CHANGE.match(n) and (

@@ -17,18 +17,23 @@ _GERUND_AFTER = r"(?:by|for|try|trying|start|starting|consider|considering|recom
 _MODAL = re.compile(r"(?<![a-z])(?:would|should|will|could|might|must)(?![a-z])")
 
 
-def base_forms(n: str, drill: Drill) -> str:
-    """The sentence with a proposing -ing form of a verb that leads one of the drill's fix phrases written as the verb
-    ('by tiling the kernel' -> 'by tile the kernel'): a phrase is matched from each word's start, and the -ing form
-    drops the verb's 'e'. Only those verbs, and only where they propose: 'we ended up fusing' and 'merging the steps
-    saves launches' tell what happened."""
+def gerunds(drill: Drill) -> re.Pattern | None:
+    """The -ing forms of the verbs that lead the drill's fix phrases ('tiling' for 'tile the kernel', 'fusing' for
+    'fuse'), the verb's 'e' dropped; None where no phrase leads with such a verb. Built once per answer."""
     verbs = {t.split(" ")[0] for t in drill.rubric.fix_terms + drill.rubric.fix_plain}
     verbs = sorted(v[:-1] for v in verbs if re.fullmatch(r"[a-z]{3,}e", v))
-    if not verbs:
+    return re.compile("(" + "|".join(verbs) + r")ing(?![a-z])") if verbs else None
+
+
+def base_forms(n: str, ing: re.Pattern | None) -> str:
+    """The sentence with a proposing -ing form of a fix verb (``ing``, from :func:`gerunds`) written as the verb ('by
+    tiling the kernel' -> 'by tile the kernel'): a phrase is matched from each word's start, and the -ing form drops
+    the verb's 'e'. Only where it proposes: 'we ended up fusing' and 'merging the steps saves launches' tell what
+    happened."""
+    if ing is None:
         return n
-    ing = "(" + "|".join(verbs) + r")ing(?![a-z])"
-    n = re.sub(r"(?<![a-z])(" + _GERUND_AFTER + r" )" + ing, r"\1\2e", n)
-    first = re.match(r"^\W*" + ing, n)
+    n = re.sub(r"(?<![a-z])(" + _GERUND_AFTER + r" )" + ing.pattern, r"\1\2e", n)
+    first = re.match(r"^\W*" + ing.pattern, n)
     if first and _MODAL.search(n, first.end()):
         n = n[:first.start(1)] + first.group(1) + "e" + n[first.end():]
     return n

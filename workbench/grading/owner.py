@@ -77,18 +77,18 @@ _LABEL_VALUE = re.compile(r"(?<![a-z])(?:owners?|owned by|ownership|who|dri|acco
 
 
 # 'Owner: on-call.': whoever holds the pager, not who is accountable for the fix ('serving on-call' names its team)
-_BARE_ON_CALL = re.compile(r"(?<![a-z])(?:owners?|ownership|owned by|who|dri)\s?[:=-]\s?(?:the |whoever is )?"
-                           r"on[- ]?call(?: rotation)?\W*$")
+_BARE_ON_CALL = re.compile(r"(?:the |whoever is )?on[- ]?call(?: rotation)?")
 
 
 _TEAM_BECAUSE = re.compile(r"^\W*(?:the )?(?:[\w-]+ ){0,3}(?:team|org|group|squad|on-?call)\s?,\s"
                            r"(?:since|because|as|given)(?![a-z])")
 
 
-def _labelled_process(n: str) -> bool:
-    """'Owner: CI will catch it next time': the labelled owner is a process."""
+def _labelled_no_one(n: str) -> bool:
+    """The labelled owner is a process ('Owner: CI will catch it next time') or the pager alone ('Owner: on-call.')."""
     m = _LABEL_VALUE.search(n)
-    return bool(m) and _a_process(m.group(1).split()[:4])
+    return bool(m) and (_a_process(m.group(1).split()[:4]) or bool(
+        _BARE_ON_CALL.fullmatch(m.group(1).strip()) and not re.search(r"\w", n[m.end():])))
 
 
 _VAGUE = {"infra", "infrastructure", "people", "folks", "somebody", "anyone", "everybody", "engineering",
@@ -153,7 +153,7 @@ def _owner_in(s: str, n: str) -> bool:
             return True
     if OWNER_THAT.search(n) or any(m.group(1) not in GENERIC for m in _THEIR_CALL.finditer(n)):
         return True
-    if _labelled_process(n) or _BARE_ON_CALL.search(n):
+    if _labelled_no_one(n):
         return False
     for m in OWNS.finditer(n):
         subject = m.group(1).split()
