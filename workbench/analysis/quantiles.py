@@ -50,13 +50,23 @@ def _partition_in_turn(a: np.ndarray, kth: np.ndarray) -> None:
 
     numpy partitions at one index with its SIMD selection (x86-simd-sort) but at several with its
     scalar introselect, 4-5 times slower at 400k elements: placing each in turn takes the fast
-    path every time. The values at the ``kth`` indices are the same order statistics, so the same
-    values; equal values are interchangeable, except ``-0.0`` and ``0.0``, which the caller keeps on
-    numpy's path.
+    path every time. An order statistic that is the least of what is left (the index after the one
+    just placed: a percentile's upper neighbour) or the greatest (the last index) is found by
+    ``argmin``/``argmax`` and swapped into place, a scan instead of a selection (while no NaN is
+    left: NaNs sort last). The values at the ``kth`` indices are the same order statistics, so the
+    same values; equal values are interchangeable, except ``-0.0`` and ``0.0``, which the caller
+    keeps on numpy's path.
     """
-    start = 0
+    start, last = 0, len(a) - 1
     for k in sorted(set(kth.tolist())):  # (not np.unique: it imports numpy.ma)
-        a[start:].partition(k - start)
+        rest = a[start:]
+        if k == start or k == last:  # the least or the greatest of the rest: one scan and a swap, not a selection
+            j = int(rest.argmin()) if k == start else int(rest.argmax())
+            if not np.isnan(rest[j]):
+                rest[k - start], rest[j] = rest[j], rest[k - start]
+                start = k + 1
+                continue
+        rest.partition(k - start)
         start = k + 1
 
 
