@@ -25,6 +25,19 @@ def _arrays(rng: np.random.Generator):
         yield z
         yield np.concatenate([z, rng.exponential(1.0, n)])
         yield np.abs(z)
+    for n in (9, 100, 20_000):  # a long run of the least value: waits of requests served at once, a fixed service
+        for share in (0.1, 0.2, 0.5, 0.9, 0.999):
+            x = rng.exponential(1.0, n)
+            x[rng.random(n) < share] = 0.0
+            yield x
+            yield np.where(rng.random(n) < share, 2e-3, 2e-3 + rng.exponential(1e-3, n))  # least value not zero
+        x = rng.exponential(1.0, n)
+        x[rng.random(n) < 0.6] = 0.0
+        x[rng.integers(0, n)] = np.nan  # the run, and a NaN
+        yield x
+        x[rng.integers(0, n)] = np.inf
+        yield np.where(np.isnan(x), 1.0, x)  # the run, and an infinity
+        yield np.concatenate([np.full(n, -1.5), rng.exponential(1.0, n)])  # a negative least value
     x = rng.exponential(1.0, 5000)
     x[rng.integers(0, 5000, 50)] = np.nan  # many NaNs
     yield x
