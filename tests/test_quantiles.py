@@ -31,6 +31,7 @@ def _arrays(rng: np.random.Generator):
             x[rng.random(n) < share] = 0.0
             yield x
             yield np.where(rng.random(n) < share, 2e-3, 2e-3 + rng.exponential(1e-3, n))  # least value not zero
+            yield np.where(rng.random(n) < share, 1.0, rng.exponential(1.0, n))  # a run of a middle value
         x = rng.exponential(1.0, n)
         x[rng.random(n) < 0.6] = 0.0
         x[rng.integers(0, n)] = np.nan  # the run, and a NaN
