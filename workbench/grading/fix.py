@@ -342,7 +342,8 @@ def fix_sentence(s: str, n: str, drill: Drill, words: frozenset[str], asked: boo
     # a proposal ("fix:", "I'd", "we should", an imperative) whose verb acts on this drill's fix words
     first = body.strip().split(" ")[0]  # an imperative opens on the verb's plain form ('add', not 'fused attention')
     proposed = FIX_MARKER.search(n) or (first in _ACTION_FIRST and _ACTION.match(body.strip()))
-    if _DECLINED.search(n) and not _IN_ITS_PLACE.search(n):
+    declined = _DECLINED.search(n)
+    if declined and not _IN_ITS_PLACE.search(n, declined.end()):  # 'but' before it opens the sentence, names nothing
         return False
     return bool(proposed and _acts_on(body, words))
 

@@ -87,10 +87,12 @@ _OBJECT = (r"(?:regress\w*|breach\w*|exceed\w*|spike\w*|degrad\w*|violat\w*|slos
            r"compiles?|recompiles?|starv\w*|utili[sz]ation|throughput|accuracy|tail|slowest|percentile|"
            r"" + _CMP + r" (?:\w+ ){0,3}?(?:\d|the (?:old|previous|baseline|slo|target|current|existing)|slo|target|"
            r"before|baseline|it was|today))")
-# 'if i remember right' hedges a figure; it is no condition
-CONDITION = re.compile(r"(?<![a-z])(?:(?:(?:if(?! (?:i|we) (?:remember|recall)| i'm not mistaken| memory serves)|"
-                       r"when|whenever|unless|once|upon|in case|the moment|as soon as|"
-                       r"until|till|til|in the event|"
+# 'if i remember right' hedges a figure; it is no condition, nor is a complaint ('if users complain about latency':
+# ``brief/LABELING.md``, 'roll back if people complain' is no rollback)
+_COMPLAINT = r"(?! (?:[\w-]+ ){0,2}?complain)"
+CONDITION = re.compile(r"(?<![a-z])(?:(?:(?:if(?! (?:i|we) (?:remember|recall)| i'm not mistaken| memory serves)"
+                       + _COMPLAINT + r"|when" + _COMPLAINT + r"|whenever|unless|once|upon|in case|the moment|"
+                       r"as soon as|until|till|til|in the event|"
                        # formal English puts the verb first: 'reverted should the canary p99 exceed 13 ms'
                        r"(?:should|were)(?= (?:the|a|an|any|it|its|our|p\d{2}|latency|tail|ttft|errors?) )|"
                        # 'Should canary p99 exceed 2 ms, ...' opens its sentence, not 'the owner should canary it'
@@ -137,6 +139,9 @@ GATE = re.compile(r"(?<![a-z])(?:(?:hold|held|block|gate|pause|freeze|delay)\w{0
                   r"stays? (?:held|off|gated|dark|at|live|up|serving|on|unreleased|out)|"
                   r"(?<![a-z])off (?:for|during|in) (?:\w+ ){0,3}?(?=until|till|unless)|"
                   r"(?<![a-z])no (?:[\w-]+ ){1,2}?(?=until|till|unless)|"  # 'no recompile-on-miss until ...'
+                  # 'nothing beyond canary until ...': the rollout held at its first stage
+                  r"(?<![a-z])(?:nothing|not|no further|no wider) (?:[\w-]+ ){0,2}?(?:beyond|past|further than|"
+                  r"wider than) (?:the |a |our )?(?:canary|pilot|trial|\d+ ?%)(?: [\w-]+){0,3}? (?=until|till|unless)|"
                   r"(?<![a-z])(?:don'?t|do not|won'?t|will not|never) (?:[\w-]+ ){1,5}?(?=until|till|unless)|"
                   r"(?:keep|leave)\w* [^.\n]{0,40}(?:off|serving|pinned|on the old|on the previous|out of production|"
                   r"carrying|taking|handling))"
@@ -259,14 +264,16 @@ NOT_SUBJECT = {"core", "bucket", "kernel", "stream", "model", "batch", "request"
 # advice to look, not an assignment: "the infra folks should look into it"
 LOOK_INTO = re.compile(r"(?:should|could|can|to|will|'ll|must) (?:\w+ )?(?:look|check|investigate|take a look|figure|"
                        r"dig|poke)(?! (?:at|into) [a-z]+ing )")  # 'will look at fusing the block' is a task
-NAMED = re.compile(r"\b[A-Z][a-z]{2,}\b(?: [A-Z][a-z]+)? ?(?:\(|,| from | on | in | at | who | owns| will| to own|"
+# a person by name, or by a chat mention ('@priya runtime owns the scheduler flags')
+NAMED = re.compile(r"(?:\b[A-Z][a-z]{2,}\b(?: [A-Z][a-z]+)?|(?<![\w.])@[A-Za-z][\w.-]{1,30}(?: [a-z]+)?) ?"
+                   r"(?:\(|,| from | on | in | at | who | owns| will| to own|"
                    r" is (?:accountable|on the hook|owning|driving)| signs| drives)")
 METRICS = ("p50", "p90", "p95", "p99", "tail", "latency", "throughput", "hit rate", "wait", "utilisation",
            "utilization", "queue", "slo", "qps", "req/s", "rps", "error rate", "mean", "median", "percentile",
            "slowest")
-DIRECTION = ("rose", "rise", "risen", "increase", "doubled", "tripled", "quadrupled", "went up", "jumped", "regress",
-             "grew", "grow", "spike", "climb", "worse", "degrad", "higher", "dropped", "fell", "falls", "from",
-             "blew up", "exploded", "slower", "longer", "went from", "goes up", "go up", "going up", "shot up",
+DIRECTION = ("rose", "rise", "risen", "increase", "doubled", "tripled", "quadrupled", "went up", "jumped", "jumping",
+             "regress", "grew", "grow", "spike", "climb", "worse", "degrad", "higher", "dropped", "fell", "falls",
+             "from", "blew up", "exploded", "slower", "longer", "went from", "goes up", "go up", "going up", "shot up",
              "balloon")
 FIX_MARKER = re.compile(r"(?<![a-z])(?:(?:the )?(?:fix|solution|remedy|mitigation|proposal|change|action|plan)"
                         r"(?:\s?:|\s(?:is|would be|=|here is))|i'd|i would|i will|i'll|we should|we'd|we need|should|"
@@ -280,7 +287,9 @@ FIX_MARKER = re.compile(r"(?<![a-z])(?:(?:the )?(?:fix|solution|remedy|mitigatio
                         r"(?![a-z])")
 NOT_A_FIX = re.compile(r"(?<![a-z])(?:proof|prove|evidence|artifact|artefact|confirm|show (?:it|this)|to show|"
                        r"measure|rerun|re-run|replay|compare|monitor\w*|watch\w*|dashboard\w*|alert\w*|"
-                       r"look at(?! \w+ing )|look into(?! \w+ing ))(?![a-z])")  # 'look at spreading it' proposes
+                       r"look at(?! \w+ing )|look into(?! \w+ing )|"
+                       r"make (?:the|a|that|this) (?:call|decision))(?![a-z])")  # 'look at spreading it' proposes;
+# 'make the call on budget' decides, it changes nothing
 FIX_STOP = {"with", "from", "back", "the", "and", "more", "less", "each", "every", "only", "than", "that", "this",
              "into", "onto", "over", "under", "per", "after", "before", "then", "them", "they", "plan", "fix",
              "change", "make", "keep", "move", "turn", "switch", "enable", "disable", "other", "higher", "lower",
@@ -296,7 +305,8 @@ TURNED = re.compile(r"(?<![a-z])(?:smaller|lower|lowers|lowering|reduc\w*|decrea
                     r"up|down)(?![a-z])")
 # ... and how far: a value, or the setting it had before ('max_delay back to 2 ms', 'restore the old split')
 TURNED_TO = re.compile(r"\d|(?<![a-z])(?:one|two|three|four|five|six|eight|ten|twice|double|half|back to|previous|old|"
-                       r"original|default|baseline|before the change|restor\w*|undo\w*|go back)(?![a-z])")
+                       r"original|default|baseline|before the change|restor\w*|undo\w*|go back|"
+                       r"(?:giv|hand)\w*(?: \w+){0,3} back)(?![a-z])")  # 'give the cache back its memory': restored
 # a question the answer poses itself and answers next, as a heading ('What's the fix?', 'What would I change?')
 FIX_QUESTION = re.compile(r"^\s*(?:so,? )?(?:what(?:'s| is| would be| should be)? (?:the |my |our )?"
                           r"(?:fix|remedy|solution|mitigation)|"

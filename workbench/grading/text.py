@@ -166,12 +166,13 @@ def first_guesses(text: str) -> list[tuple[int, int]]:
             for t in [_TURN.search(text, g.end(), g.end() + 300)] if t]
 
 
-def asserted(text: str, term: str) -> bool:
+def asserted(text: str, term: str, tight: bool = False) -> bool:
     """Does the text put ``term`` forward, somewhere, rather than only dismiss it ("not noise", "ruled out", a first
-    guess it then turns from)?"""
+    guess it then turns from)? ``tight``: no preposition between its words ('launch and setup cost went up' is a
+    'launch cost', 'chunks of redone prefill' no 'chunked prefill')."""
     guesses = first_guesses(text)
     for m in phrase(term).finditer(text):
-        if _SENTENCE_END.search(m.group()):
+        if _SENTENCE_END.search(m.group()) or (tight and _loose(m.group(), term)):
             continue  # 'four times more. the cores are idle' does not say 'more cores'
         before, after = text[max(0, m.start() - 60):m.start()], text[m.end():m.end() + 100]
         if any(a < m.start() < b for a, b in guesses) or _ANALOGY_AFTER.search(text[m.end():m.end() + 260]):
@@ -181,6 +182,15 @@ def asserted(text: str, term: str) -> bool:
         if not (_NEG.search(before[-40:]) or _DISMISS_BEFORE.search(before) or _DISMISS_AFTER.search(after)):
             return True
     return False
+
+
+_PREPOSITION = frozenset(("of", "for", "from", "in", "on", "with", "by", "to", "at", "into", "than", "per"))
+
+
+def _loose(found: str, term: str) -> bool:
+    """Does a preposition between a phrase's words make it another phrase ('chunks of prefill')?"""
+    words, own = re.split(r"[\s-]+", found.strip()), re.split(r"[\s-]+", term.lower().strip())
+    return any(w in _PREPOSITION and w not in own for w in words[1:-1])
 
 
 def links(text: str) -> list[str]:
