@@ -30,6 +30,10 @@ CASES = [
     # rollback: the rollout held at its canary until a validation passes is a gate ...
     ("rollback", "chunked-prefill-ttft", "Nothing goes past the canary until TTFT p99 and ITL p99.9 are back under "
      "target.", True),
+    # ... as is a release refused with 'wouldn't' until one passes; no validation, no gate
+    ("rollback", "priority-budget-starvation", "I wouldn't leave strict priority on for the surges until a load "
+     "test at surge rate passes both SLOs.", True),
+    ("rollback", "priority-budget-starvation", "I wouldn't worry about strict priority until the weekend.", False),
     # ... and a complaint is no condition, even one about latency
     ("rollback", "priority-budget-starvation", "If customers complain about document latency, we switch back to "
      "fcfs.", False),

@@ -142,7 +142,8 @@ GATE = re.compile(r"(?<![a-z])(?:(?:hold|held|block|gate|pause|freeze|delay)\w{0
                   # 'nothing beyond canary until ...': the rollout held at its first stage
                   r"(?<![a-z])(?:nothing|not|no further|no wider) (?:[\w-]+ ){0,2}?(?:beyond|past|further than|"
                   r"wider than) (?:the |a |our )?(?:canary|pilot|trial|\d+ ?%)(?: [\w-]+){0,3}? (?=until|till|unless)|"
-                  r"(?<![a-z])(?:don'?t|do not|won'?t|will not|never) (?:[\w-]+ ){1,5}?(?=until|till|unless)|"
+                  r"(?<![a-z])(?:don'?t|do not|won'?t|will not|wouldn'?t|would not|shouldn'?t|should not|never) "
+                  r"(?:[\w-]+ ){1,7}?(?=until|till|unless)|"
                   r"(?:keep|leave)\w* [^.\n]{0,40}(?:off|serving|pinned|on the old|on the previous|out of production|"
                   r"carrying|taking|handling))"
                   r"[^.\n]{0,160}?(?<![a-z])(?:until|till|til|unless|only if|only after|only when|once|after|before|"
