@@ -21,8 +21,8 @@ from workbench.grading.drills import load_drills
 from workbench.grading.evaluate import GOALS, evaluate, load_corpus
 
 LABELS = Path(__file__).parent / "grader_labels"
-NEXT = ("AC", "AD")  # stored for later final scores (grader_eval.py leaves them out too)
-FINAL = "AB"  # held out in tests/benchmarks/grader_eval.py (AA: scored once 2026-12-05, twelfth session)
+NEXT = ("AD",)  # stored for later final scores (grader_eval.py leaves them out too)
+FINAL = "AC"  # held out in tests/benchmarks/grader_eval.py (AB: scored once 2026-12-05, thirteenth session)
 BELOW_GOAL: dict[str, float] = {}  # elements whose floor is below the goal, with the reason beside it (none now)
 
 
@@ -62,7 +62,7 @@ def test_the_second_reading_covers_the_same_answers_with_its_brief_recorded():
     assert len(readings) == 2
     ids = [{x["id"] for x in r["label"]} for r in readings]
     assert ids[0] == ids[1] and len(ids[0]) == 160 and ids[0] <= set(corpus)
-    sampled_before = {FINAL, *NEXT, "U", "V", "W", "X", "Y", "Z", "AA"}  # the 160 were drawn before U-AA were written
+    sampled_before = {FINAL, *NEXT, "U", "V", "W", "X", "Y", "Z", "AA", "AB"}  # drawn before U-AB were written
     assert not {corpus[i]["writer"] for i in ids[0]} & sampled_before
     for r in readings:
         for x in r["label"]:  # each answer labelled from the brief that holds its drill, verdict by the rule
