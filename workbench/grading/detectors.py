@@ -136,7 +136,7 @@ def mechanism(drill: Drill, segs: list[str], norms: list[str]) -> Element:
     steps = steps_of(drill)
     question = drill.senior_review_question
     full = " ".join(norms)
-    wrong = [t for t in r.rejected_mechanisms if asserted(full, t, tight=True)]
+    wrong = [t for t in r.rejected_mechanisms if asserted(full, t)]
     if wrong:
         return Element(False, "", f"'{wrong[0]}' is not the bottleneck class in this scenario; explain the chain "
                                   "that fits what the evidence shows", question)

@@ -307,7 +307,8 @@ TURNED = re.compile(r"(?<![a-z])(?:smaller|lower|lowers|lowering|reduc\w*|decrea
 # ... and how far: a value, or the setting it had before ('max_delay back to 2 ms', 'restore the old split')
 TURNED_TO = re.compile(r"\d|(?<![a-z])(?:one|two|three|four|five|six|eight|ten|twice|double|half|back to|previous|old|"
                        r"original|default|baseline|before the change|restor\w*|undo\w*|go back|"
-                       r"(?:giv|hand)\w*(?: \w+){0,3} back)(?![a-z])")  # 'give the cache back its memory': restored
+                       # 'give the cache back its memory': restored
+                       r"(?:give|gives|giving|gave|given|hand|hands|handing|handed)(?: \w+){0,3} back)(?![a-z])")
 # a question the answer poses itself and answers next, as a heading ('What's the fix?', 'What would I change?')
 FIX_QUESTION = re.compile(r"^\s*(?:so,? )?(?:what(?:'s| is| would be| should be)? (?:the |my |our )?"
                           r"(?:fix|remedy|solution|mitigation)|"

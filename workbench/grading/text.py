@@ -166,13 +166,13 @@ def first_guesses(text: str) -> list[tuple[int, int]]:
             for t in [_TURN.search(text, g.end(), g.end() + 300)] if t]
 
 
-def asserted(text: str, term: str, tight: bool = False) -> bool:
+def asserted(text: str, term: str) -> bool:
     """Does the text put ``term`` forward, somewhere, rather than only dismiss it ("not noise", "ruled out", a first
-    guess it then turns from)? ``tight``: no preposition between its words ('launch and setup cost went up' is a
-    'launch cost', 'chunks of redone prefill' no 'chunked prefill')."""
+    guess it then turns from)? Its words may stand apart, but not across a preposition ('launch and setup cost went
+    up' is a 'launch cost', 'chunks of redone prefill' no 'chunked prefill')."""
     guesses = first_guesses(text)
     for m in phrase(term).finditer(text):
-        if _SENTENCE_END.search(m.group()) or (tight and _loose(m.group(), term)):
+        if _SENTENCE_END.search(m.group()) or _loose(m.group(), term):
             continue  # 'four times more. the cores are idle' does not say 'more cores'
         before, after = text[max(0, m.start() - 60):m.start()], text[m.end():m.end() + 100]
         if any(a < m.start() < b for a, b in guesses) or _ANALOGY_AFTER.search(text[m.end():m.end() + 260]):
@@ -184,7 +184,8 @@ def asserted(text: str, term: str, tight: bool = False) -> bool:
     return False
 
 
-_PREPOSITION = frozenset(("of", "for", "from", "in", "on", "with", "by", "to", "at", "into", "than", "per"))
+# between a phrase's words, a preposition makes another phrase (phrase() itself bars 'than' and 'per')
+_PREPOSITION = frozenset(("of", "for", "from", "in", "on", "with", "by", "to", "at", "into"))
 
 
 def _loose(found: str, term: str) -> bool:
