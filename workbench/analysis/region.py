@@ -15,6 +15,9 @@ Load is offered work over the elementwise plan's capacity on this chip (cores bu
 HBM saturated, whichever binds first; :func:`capacity_rps`). :func:`monotonicity` counts adjacent
 grid pairs that move the wrong way: less SRAM, less bandwidth or more load must never
 make aggressive relatively better (its p95 ratio at high load, its mean ratio at low).
+:func:`closure` checks that the harm (aggressive's worse p95 under load, or aggressive
+overloaded outright) survives less SRAM and less bandwidth; :func:`equal_rate` that at one
+request rate neither plan's p95 rises with more SRAM or bandwidth.
 """
 
 from __future__ import annotations
@@ -31,8 +34,8 @@ from workbench.config import Arrivals, Batching, ModelSpec, Scenario, ShapeDist,
 from workbench.hardware import MIB, Hardware
 from workbench.pipeline import compile_scenario, run_scenario
 
-AXES = ("sram_mib", "hbm_tbps", "cores", "d_model", "seq", "load")
-MIN_CONTENTION = 0.10  # share of aggressive's tail that HBM contention must explain
+AXES = ("sram_mib", "hbm_tbps", "cores", "d_model", "seq", "peak_tflops", "load")
+MIN_CONTENTION = 0.20  # share of aggressive's tail that HBM contention must explain (a fifth)
 P95_MARGIN = 1.10  # "worse p95": by more than 10 %
 LOW_LOAD = 0.05
 # a ratio "moves the wrong way" only beyond the noise between two points of one seed: the p95 ratio at 4,000
@@ -41,6 +44,7 @@ LOW_LOAD = 0.05
 TOLERANCE = {"p95": 1.10, "mean": 1.02}
 # which way each axis makes memory pressure worse: +1 more of it is worse, -1 less of it is worse
 PRESSURE = {"sram_mib": -1, "hbm_tbps": -1, "load": +1}
+EQUAL_RATE_SLACK = 1 + 1e-9  # at one rate a plan's p95 must not rise with more SRAM or bandwidth (float rounding aside)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -53,13 +57,14 @@ class Point:
     d_model: int = 1024
     seq: int = 1024  # median sequence length (lognormal, sigma 0.3)
     load: float = 0.8  # offered load over the elementwise plan's capacity
-    attention: str = "naive"  # the compiler's attention strategy for the fused kernel
+    attention: str = "flash"  # the compiler's attention strategy (naive: whole score matrices, a naive compiler)
+    peak_tflops: float = 50.0  # dense bf16 TFLOP/s per core
 
 
 def fusion_scenario(p: Point, fusion: str, load: float, requests: int = 6000, seed: int = 11) -> Scenario:
     """The card's fusion case at point ``p``, with fusion level ``fusion`` at offered ``load``."""
     hw = Hardware(cores=p.cores, sram_bytes_per_core=int(p.sram_mib * MIB), hbm_bandwidth_bytes_per_s=p.hbm_tbps * 1e12,
-                  launch_s=10e-6)
+                  launch_s=10e-6, peak_flops_per_core=p.peak_tflops * 1e12)
     top = 2 ** math.ceil(math.log2(p.seq * 3))
     envelope = [top >> i for i in range(4, -1, -1)]
     model = ModelSpec(graph="transformer_block", params={"d_model": p.d_model, "heads": max(p.d_model // 64, 1)},
@@ -149,6 +154,60 @@ def grid(**axes: Iterable) -> list[Point]:
     """Every combination of the given axis values (others at their defaults)."""
     names = list(axes)
     return [Point(**dict(zip(names, vals, strict=True))) for vals in itertools.product(*axes.values())]
+
+
+def harm(r: dict) -> bool:
+    """The high-load harm at a point: aggressive's p95 worse for the stated reason, or aggressive overloaded."""
+    return bool(r["high_half"] or (r["overloaded"] and r["p95_ratio_high"] > P95_MARGIN))
+
+
+def closure(results: list[dict]) -> dict[str, list[dict]]:
+    """Per axis (SRAM, bandwidth): the points where the harm holds but the next tighter value of that axis (all
+    else equal) loses it. Empty lists: the harm's region is closed downward on the grid."""
+    by_key = {tuple(sorted(r["point"].items())): r for r in results}
+    out: dict[str, list[dict]] = {}
+    for axis in ("sram_mib", "hbm_tbps"):
+        values = sorted({r["point"][axis] for r in results})
+        out[axis] = []
+        for r in results:
+            i = values.index(r["point"][axis])
+            if not harm(r) or i == 0:
+                continue
+            q = by_key.get(tuple(sorted(dict(r["point"], **{axis: values[i - 1]}).items())))
+            if q is not None and not harm(q):
+                out[axis].append(q["point"])
+    return out
+
+
+def equal_rate(p: Point, srams: Iterable[float], bandwidths: Iterable[float], requests: int = 6000,
+               seed: int = 11) -> dict:
+    """Each plan's p95 over SRAM x bandwidth at ONE request rate: ``p.load`` of the elementwise plan's capacity
+    on the tightest chip of the grid. Returns the p95 tables and the steps where a p95 rose with more of
+    either (beyond ``EQUAL_RATE_SLACK``, the run's own noise between neighbouring service times)."""
+    srams, bandwidths = sorted(srams), sorted(bandwidths)
+    tight = dataclasses.replace(p, sram_mib=srams[0], hbm_tbps=bandwidths[0])
+    rate = fusion_scenario(tight, "elementwise", p.load, requests, seed).streams[0].arrivals.rate
+    table: dict[str, list[list[float]]] = {}
+    rises = []
+    for lvl in ("elementwise", "aggressive"):
+        rows = []
+        for sram in srams:
+            row = []
+            for bw in bandwidths:
+                sc = fusion_scenario(dataclasses.replace(p, sram_mib=sram, hbm_tbps=bw), lvl, p.load, requests, seed)
+                sc = dataclasses.replace(sc, streams=(dataclasses.replace(
+                    sc.streams[0], arrivals=dataclasses.replace(sc.streams[0].arrivals, rate=rate)),))
+                row.append(float(summarize(run_scenario(sc))["latency_s"]["p95"]))
+            rows.append(row)
+        table[lvl] = rows
+        for i, j in itertools.product(range(len(srams)), range(len(bandwidths))):
+            for di, dj in ((1, 0), (0, 1)):
+                if i + di < len(srams) and j + dj < len(bandwidths) \
+                        and rows[i + di][j + dj] > rows[i][j] * EQUAL_RATE_SLACK:
+                    rises.append({"plan": lvl, "from": (srams[i], bandwidths[j]),
+                                  "to": (srams[i + di], bandwidths[j + dj]),
+                                  "p95": (rows[i][j], rows[i + di][j + dj])})
+    return {"rate_rps": rate, "srams": srams, "bandwidths": bandwidths, "p95": table, "rises": rises}
 
 
 def monotonicity(results: list[dict]) -> dict[str, dict[str, int]]:

@@ -60,7 +60,7 @@ class KernelPoint:
 def plan_points(graph: Graph, level: str, dims: dict[str, int], hw: Hardware, attention: str = "flash",
                 max_depth: int = 32) -> tuple[KernelPoint, ...]:
     """Fuse ``graph`` at ``level`` and cost each kernel at its cheapest tiling at ``dims``."""
-    kernels = fuse_ops(graph, level, max_depth)
+    kernels = fuse_ops(graph, level, max_depth, attention)
     return tuple(KernelPoint(k, best_cost(graph, k, dims, hw, attention=attention)) for k in kernels)
 
 

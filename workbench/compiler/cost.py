@@ -5,23 +5,28 @@ batch x seq for a transformer, batch x hw x hw for a conv) in row tiles of T row
 Its on-chip working set is what ONE tile needs (Williams et al.'s roofline, with the
 tiled IO analysis of FlashAttention, Dao et al. 2022, and Rabe & Staats 2021):
 
-* a row tensor (3-D ``[b, s, F]``, a conv's NHWC map): ``T x F`` elements;
-* a per-head tensor ``[b, h, s, dh]``: one head at a time, ``T x dh``; but a per-head
-  tensor that a batch-matmul inside the kernel reads as its right operand (K, V) needs
-  the whole sequence of every head once it is made in the kernel (``s x h x dh``);
-  read from HBM it is streamed in key blocks and re-read once per query tile;
-* a score tensor ``[b, h, s, s]`` made and used inside the kernel: with
-  ``attention="flash"`` (online softmax) one ``T x KEY_BLOCK`` block of one head; with
-  ``"naive"`` the whole ``s x s`` matrix of one (batch, head), which is what materialising
-  the scores costs; one that crosses HBM (unfused attention) streams full rows of a head;
+* a row tensor (3-D ``[b, s, F]``, a conv's NHWC map): ``T x F`` elements, the whole
+  width (the modelled compiler keeps each intermediate's full-width row tile, as XLA's or
+  TVM's fusion of a GEMM chain does; it does not block the reduction dim of a chain);
+* a per-head tensor ``[b, h, s, dh]``: one head at a time, ``T x dh``; K and V (the right
+  operands of a batch-matmul) always come from HBM (the fusion pass ends a kernel before
+  a batch-matmul whose K or V it made): key blocks of one head, re-read once per query tile;
+* a score tensor ``[b, h, s, s]`` made and used inside the kernel: one ``T x KEY_BLOCK``
+  block of one head (online softmax, ``attention="flash"``, and any kernel without a
+  softmax: an elementwise epilogue works on its matmul's output tile); with
+  ``attention="naive"`` (a naive compiler) a kernel that runs the softmax holds the whole
+  ``s x s`` matrix of one (batch, head); one that crosses HBM streams full rows of a head;
 * weights: all of them resident (``stationary``, read once) or a double-buffered
   staging block per weight (``streamed``, every weight re-read once per row tile).
 
 Tensors are freed after their last use inside the kernel (an elementwise op, a softmax
-or a norm overwrites its input in place), so the working set is the peak over the kernel's ops. A tile that does not fit
-spills its overflow: written out and read back each time the peak recurs (once per tile,
-and per head in a kernel that loops over heads), at ``SPILL_EFFICIENCY``
-of the streaming bandwidth, so HBM traffic grows smoothly with the overflow.
+or a norm overwrites its input in place), so the working set is the peak over the kernel's
+ops. A tile that does not fit spills its overflow, at ``SPILL_EFFICIENCY`` of the streaming
+bandwidth, so HBM traffic grows smoothly with the overflow. At each op the overflow is
+priced the way a tiled kernel would move it: the part of it that does not scale with the
+tile (a whole score matrix) is written once per sequence and read back once per query tile;
+the rest is written and read back once per tile; both recur per head only at an op inside
+the head loop (a per-head output). The kernel's spill is the worst op's.
 
 Time is ``launch + max(FLOPs / peak, bytes / bandwidth)``; compute pads the rows only to
 the matrix unit's granularity (``Hardware.mma_rows``). Each kernel carries its bytes and
@@ -38,12 +43,13 @@ import math
 from dataclasses import dataclass
 
 from workbench.compiler.fusion import Kernel
-from workbench.graph import DTYPE_BYTES, Graph, Op, concrete
+from workbench.graph import DTYPE_BYTES, Graph, Op, Pattern, concrete
 from workbench.hardware import Hardware
 
 SPILL_EFFICIENCY = 0.5  # share of streaming bandwidth that scattered spill traffic achieves
 KEY_BLOCK = 128  # keys per block of flash attention's inner loop
-WEIGHT_BLOCK = 128  # columns per staged block of a streamed weight (double-buffered)
+WEIGHT_BLOCK = 128  # columns (or rows) per staged block of a streamed weight (double-buffered)
+ROW_STAGED = 1  # row_caps' mark on a weight staged in row blocks
 TILE_CANDIDATES = (16, 32, 64, 128, 256, 512, 1024, 2048, 4096)
 ATTENTION = ("flash", "naive")
 
@@ -90,7 +96,7 @@ class Footprint:
 
     flops: float
     tokens: int  # token rows the kernel runs over
-    heads: int  # a per-head kernel loops over heads inside each row tile: its peak recurs per head
+    heads: int  # a per-head kernel loops over heads inside each row tile
     seq: int  # tokens per sequence (a query tile never spans two)
     in_bytes: float  # activations read once
     kv_bytes: float  # activations re-read once per query tile (K, V from HBM)
@@ -99,6 +105,7 @@ class Footprint:
     stage_bytes: float  # SRAM for double-buffered blocks of streamed weights
     fixed: tuple[float, ...]  # per op position: bytes live that do not scale with the tile
     per_row: tuple[float, ...]  # per op position: bytes live per tile row
+    in_head_loop: tuple[bool, ...]  # per op position: its output is per head (it recurs once per head)
 
     def working_set(self, t: int, stationary: bool) -> float:
         """Peak bytes on chip for tile ``t`` (weights resident or staged)."""
@@ -126,24 +133,69 @@ def _rows(shape: tuple[int, ...], per_head: bool) -> int:
     return rows // shape[1] if per_head else rows
 
 
+def row_caps(graph: Graph, k) -> dict[str, int]:
+    """Tensors of kernel ``k`` a tile holds only part of a row of (elements per row), the way a GEMM is tiled;
+    a weight mapped to ``ROW_STAGED`` is staged in blocks of its rows (``WEIGHT_BLOCK x N``), not its columns.
+
+    A matmul stages its ``K x N`` weight in double-buffered blocks across the wider of its two dims:
+
+    * ``K <= N`` (an up-projection): column blocks ``K x WEIGHT_BLOCK``; the input row panel is held whole
+      and the output is made one output tile of ``WEIGHT_BLOCK`` columns at a time, unless something inside
+      the kernel reduces over it (then it is held whole); its elementwise epilogues work on the same tile;
+    * ``K > N`` (a down-projection): row blocks ``WEIGHT_BLOCK x N``; the output row accumulates whole, and
+      an input read from HBM by this matmul alone streams along ``K`` in double-buffered blocks
+      (``2 x WEIGHT_BLOCK`` elements per row).
+
+    An intermediate made inside the kernel and read by a matmul or a reduction there stays whole: a fused GEMM
+    chain (up-projection, activation, down-projection) keeps its d_ff-wide row tile on chip.
+    """
+    inside = set(k.nodes)
+    readers: dict[str, list] = {}
+    for m in k.nodes:
+        for i in graph.node(m).inputs:
+            readers.setdefault(i, []).append(graph.node(m))
+    whole: set[str] = set()  # read whole-row: by a reduction or matmul, or through an epilogue that is
+    for m in reversed(k.nodes):
+        if any(r.pattern >= Pattern.REDUCTION or r.name in whole for r in readers.get(m, ())):
+            whole.add(m)
+    caps: dict[str, int] = {}
+    tiled: set[str] = set()
+    for m in k.nodes:
+        node = graph.node(m)
+        if node.op == Op.MATMUL:
+            a, w = node.inputs
+            width_in, width_out = graph.node(w).shape
+            if width_in > width_out:  # row-staged: the output accumulates whole, the input may stream
+                caps[w] = ROW_STAGED
+                if a not in inside and len(readers[a]) == 1 and len(graph.node(a).shape) == 3:
+                    caps[a] = 2 * WEIGHT_BLOCK
+                continue
+        made = node.op == Op.MATMUL or (node.pattern <= Pattern.INJECTIVE
+                                        and any(i in tiled for i in node.inputs if i in inside))
+        if made and m not in whole:
+            tiled.add(m)
+            caps[m] = WEIGHT_BLOCK
+    return caps
+
+
 def _tensor_tile(shape: tuple[int, ...], size: int, item: int, per_head: bool, rhs: bool, inside: bool,
-                 output: bool, attention: str) -> tuple[float, float]:
-    """(bytes held whatever the tile, bytes per tile row) of one tensor of a kernel."""
+                 output: bool, naive: bool, cap: int = 0) -> tuple[float, float]:
+    """(bytes held whatever the tile, bytes per tile row) of one tensor of a kernel (``naive``: the kernel runs a
+    softmax and materialises its whole score matrices; ``cap``: elements per row a tile holds, 0 for all,
+    :func:`row_caps`)."""
     width = size / max(_rows(shape, per_head), 1)  # bytes per token row, every head
     heads = shape[1] if per_head else 1
     if per_head and shape[3] == shape[2] and not rhs:  # scores [b, h, s, s]
         if not inside or output:  # streamed through HBM: full rows of one head
             return 0.0, float(shape[3] * item)
-        if attention == "naive":  # the whole matrix of one (batch, head)
+        if naive:  # the whole matrix of one (batch, head)
             return float(shape[2] * shape[3] * item), 0.0
-        return 0.0, float(min(shape[3], KEY_BLOCK) * item)  # one block of one head, online softmax
-    if rhs and inside:  # K, V made here: the whole sequence, every head
-        return shape[2] * width, 0.0
+        return 0.0, float(min(shape[3], KEY_BLOCK) * item)  # one block of one head (online softmax, an epilogue)
     if rhs:  # K, V from HBM: key blocks of one head, re-read per query tile
         return min(shape[2], KEY_BLOCK) * width / heads, 0.0
     if per_head:  # one head at a time
-        return 0.0, width / heads
-    return 0.0, width
+        width = width / heads
+    return 0.0, min(width, float(cap * item)) if cap else width
 
 
 def last_reads(graph: Graph, k) -> tuple[dict[str, int], set[str]]:
@@ -166,6 +218,8 @@ def footprint(graph: Graph, k: Kernel, dims: dict[str, int], attention: str = "f
     order = {m: i for i, m in enumerate(k.nodes)}
     heads_of = head_tensors(graph)
     last, rhs = last_reads(graph, k)  # rhs: tensors a batch-matmul in the kernel reads as its right operand
+    naive = attention == "naive" and any(graph.node(m).op == Op.SOFTMAX for m in k.nodes)
+    caps = row_caps(graph, k)
     master = concrete(graph.node(k.nodes[0]).shape, dims)
     tokens = _rows(master, k.nodes[0] in heads_of)
     seq = next((concrete(graph.node(t).shape, dims)[2] for t in (*k.inputs, *k.nodes) if t in heads_of), tokens)
@@ -179,11 +233,12 @@ def footprint(graph: Graph, k: Kernel, dims: dict[str, int], attention: str = "f
         if node.op == Op.PARAM:
             weight_bytes += size
             if len(shape) >= 2:
-                stage = max(stage, 2.0 * WEIGHT_BLOCK * math.prod(shape[:-1]) * item)
+                block = shape[-1] if caps.get(name) == ROW_STAGED else math.prod(shape[:-1])
+                stage = max(stage, 2.0 * WEIGHT_BLOCK * block * item)
             continue
         per_head = name in heads_of
         fixed, per_row = _tensor_tile(shape, size, item, per_head, name in rhs, name in inside,
-                                      name in k.outputs, attention)
+                                      name in k.outputs, naive, caps.get(name, 0))
         if name not in inside:
             if name in rhs:
                 kv_bytes += size
@@ -203,7 +258,23 @@ def footprint(graph: Graph, k: Kernel, dims: dict[str, int], attention: str = "f
         row_at.append(sum(row_of[t] for t in live))
     heads = max((concrete(graph.node(t).shape, dims)[1] for t in (*k.inputs, *k.nodes) if t in heads_of), default=1)
     return Footprint(flops, tokens, heads, seq, in_bytes, kv_bytes, out_bytes, weight_bytes, stage,
-                     tuple(fixed_at), tuple(row_at))
+                     tuple(fixed_at), tuple(row_at), tuple(m in heads_of for m in k.nodes))
+
+
+def spill_bytes(f: Footprint, t: int, stationary: bool, sram: float) -> float:
+    """Raw bytes a tiling of ``t`` rows spills (written and read back): the worst op's overflow, priced as a
+    tiled kernel moves it (module docstring)."""
+    tiles = math.ceil(f.tokens / t)
+    query_tiles = math.ceil(f.seq / min(t, f.seq))
+    seqs = max(f.tokens // f.seq, 1)
+    resident = f.weight_bytes if stationary else f.stage_bytes
+    worst = 0.0
+    for fixed, per_row, in_loop in zip(f.fixed, f.per_row, f.in_head_loop, strict=True):
+        overflow = max(0.0, fixed + t * per_row + resident - sram)
+        held = min(overflow, fixed)  # the tile-independent part: written once per sequence, read per query tile
+        moved = held * seqs * (1 + query_tiles) + 2.0 * (overflow - held) * tiles
+        worst = max(worst, moved * (f.heads if in_loop else 1))
+    return worst
 
 
 def cost_tiled(f: Footprint, name: str, hw: Hardware, tiling: Tiling, adjust=None) -> KernelCost:
@@ -213,8 +284,7 @@ def cost_tiled(f: Footprint, name: str, hw: Hardware, tiling: Tiling, adjust=Non
     tiles = math.ceil(f.tokens / t)
     query_tiles = math.ceil(f.seq / min(t, f.seq))
     ws = f.working_set(t, stationary)
-    overflow = max(0.0, ws - hw.sram_bytes_per_core)
-    spill = 2.0 * overflow * tiles * f.heads  # out and back each time the peak recurs
+    spill = spill_bytes(f, t, stationary, hw.sram_bytes_per_core)
     weights = f.weight_bytes * (1 if stationary else tiles)
     moved = f.in_bytes + f.kv_bytes * query_tiles + f.out_bytes + weights + spill / SPILL_EFFICIENCY
     g = hw.mma_rows

@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from workbench.compiler.cost import TILE_CANDIDATES, head_tensors, last_reads
+from workbench.compiler.cost import TILE_CANDIDATES, head_tensors, last_reads, row_caps
 from workbench.graph import DTYPE_BYTES, Graph, Op
 
 BATCH, VALUE = -1, -2  # codes of the symbolic dims in a flattened shape (literal dims are >= 1)
@@ -26,9 +26,10 @@ _ELEM = {Op.ADD: 1, Op.MUL: 1, Op.GELU: 8, Op.RELU: 1, Op.BIAS_ADD: 1, Op.SOFTMA
 class Flat(NamedTuple):
     """A mapping's kernels as flat integer and float tables (what ``cost_table.kernel_costs`` reads)."""
 
-    ti: np.ndarray  # int64 [tensors, 10]: shape codes x4, ndim, item bytes, param, per_head, rhs, inside
+    ti: np.ndarray  # int64 [tensors, 11]: shape codes x4, ndim, item bytes, param, per_head, rhs, inside, row cap
     tout: np.ndarray  # int64 [tensors]: 1 if the tensor is one of its kernel's outputs
-    ki: np.ndarray  # int64 [kernels, 10]: tensors from/to, master, seq source, ops from/to, tile rows, stationary
+    ki: np.ndarray  # int64 [kernels, 10]: tensors from/to, master, seq source, ops from/to, tile rows, stationary,
+    #                specialised, runs a softmax
     ops: np.ndarray  # int64 [ops, 4]: FLOP kind, element factor, output tensor, first input tensor
     ops_in1: np.ndarray  # int64 [ops]: second input tensor (conv weights), -1 if none
     live: np.ndarray  # int64: for each op position, the live tensors' indices (offsets in ``live_at``)
@@ -50,6 +51,7 @@ def flatten(graph: Graph, kernels, tilings, dim: str, attention: str, calibratio
     for k, tiling in zip(kernels, tilings, strict=True):
         inside, order = set(k.nodes), {m: i for i, m in enumerate(k.nodes)}
         last, rhs = last_reads(graph, k)
+        caps = row_caps(graph, k)
         names = (*k.inputs, *k.nodes)
         index = {}
         t0 = len(ti)
@@ -58,7 +60,7 @@ def flatten(graph: Graph, kernels, tilings, dim: str, attention: str, calibratio
             codes = [_code(d, dim) for d in node.shape] + [1] * (4 - len(node.shape))
             index[name] = len(ti)
             ti.append([*codes, len(node.shape), DTYPE_BYTES[node.dtype], int(node.op == Op.PARAM),
-                       int(name in heads_of), int(name in rhs), int(name in inside)])
+                       int(name in heads_of), int(name in rhs), int(name in inside), caps.get(name, 0)])
             tout.append(int(name in k.outputs))
         seq_src = next((index[t] for t in names if t in heads_of), -1)
         o0 = len(ops)
@@ -76,12 +78,13 @@ def flatten(graph: Graph, kernels, tilings, dim: str, attention: str, calibratio
                         or (t in node.inputs and last.get(t, -1) == p and not in_place))
             live_at.append(len(live))
         ki.append([t0, len(ti), index[k.nodes[0]], seq_src, o0, len(ops), tiling.tile_rows,
-                   int(tiling.weights == "stationary"), int(specialised), 0])
+                   int(tiling.weights == "stationary"), int(specialised),
+                   int(any(graph.node(m).op == Op.SOFTMAX for m in k.nodes))])
         a, b = (0.0, 1.0) if calibration is None else calibration.fits.get(graph.node(k.nodes[0]).op, (0.0, 1.0))
         fit.append([a, b])
     if any(c == -3 for row in ti for c in row[:4]):
         raise ValueError(f"a shape uses a symbolic dim other than batch and {dim!r}")
-    return Flat(_ints(ti, 10), _ints(tout), _ints(ki, 10), _ints(ops, 4), _ints(ops_in1), _ints(live),
+    return Flat(_ints(ti, 11), _ints(tout), _ints(ki, 10), _ints(ops, 4), _ints(ops_in1), _ints(live),
                 _ints(live_at), np.array(fit, dtype=np.float64).reshape(-1, 2))
 
 
@@ -94,8 +97,8 @@ TILES = np.array(TILE_CANDIDATES, dtype=np.int64)
 
 
 def scratch(flat: Flat) -> tuple[np.ndarray, np.ndarray]:
-    """The scratch ``kernel_costs`` needs for every kernel of ``flat``: int64 [2, 4] and float64 [4, n], n the
+    """The scratch ``kernel_costs`` needs for every kernel of ``flat``: int64 [2, 4] and float64 [5, n], n the
     kernels' most ops and most tensors (at least 1)."""
     ki = flat.ki
     n = max(1, int((ki[:, 5] - ki[:, 4]).max(initial=1)), int((ki[:, 1] - ki[:, 0]).max(initial=1)))
-    return np.empty((2, 4), np.int64), np.empty((4, n))
+    return np.empty((2, 4), np.int64), np.empty((5, n))

@@ -48,12 +48,14 @@ def _rows(s, ndim, per_head):
 
 @njit(cache=True, _nrt=False)
 def _footprint(ti, tout, ki, ops, ops_in1, live, live_at, k, batch, value, naive, fixed, per_row,  # noqa: C901
-               s, s2, tf, tr):
-    """footprint() of kernel ``k``; fills ``fixed``/``per_row`` per op position, returns the scalars.
+               loop, s, s2, tf, tr):
+    """footprint() of kernel ``k``; fills ``fixed``/``per_row``/``loop`` (1.0 inside the head loop) per op
+    position, returns the scalars.
 
     ``s``, ``s2`` (int64, 4) and ``tf``, ``tr`` (float64, the kernel's tensors) are scratch.
     """
     t0, t1 = ki[k, 0], ki[k, 1]
+    naive = naive and ki[k, 9] == 1  # only a kernel that runs the softmax holds whole score matrices
     for i in range(t1 - t0):
         tf[i], tr[i] = 0.0, 0.0
     _dims(ti, ki[k, 2], batch, value, s)
@@ -85,7 +87,8 @@ def _footprint(ti, tout, ki, ops, ops_in1, live, live_at, k, batch, value, naive
         if ti[i, 6] == 1:  # a weight
             weight += size
             if nd >= 2:
-                stage = max(stage, 2.0 * WEIGHT_BLOCK * _prod(s, nd - 1) * item)
+                block = s[nd - 1] if ti[i, 10] == 1 else _prod(s, nd - 1)  # row blocks (cost.ROW_STAGED) or columns
+                stage = max(stage, 2.0 * WEIGHT_BLOCK * block * item)
             continue
         per_head, rhs, inside = ti[i, 7] == 1, ti[i, 8] == 1, ti[i, 9] == 1
         if per_head:
@@ -101,12 +104,12 @@ def _footprint(ti, tout, ki, ops, ops_in1, live, live_at, k, batch, value, naive
                 f, r = float(s[2] * s[3] * item), 0.0
             else:
                 f, r = 0.0, float(min(s[3], KEY_BLOCK) * item)
-        elif rhs and inside:
-            f, r = s[2] * width, 0.0
         elif rhs:
             f, r = min(s[2], KEY_BLOCK) * width / hd, 0.0
         elif per_head:
             f, r = 0.0, width / hd
+        if ti[i, 10] > 0:  # a tile holds only part of a row: an output tile, a streamed input (cost.row_caps)
+            r = min(r, float(ti[i, 10] * item))
         if not inside:
             if rhs:
                 kv_b += size
@@ -119,22 +122,29 @@ def _footprint(ti, tout, ki, ops, ops_in1, live, live_at, k, batch, value, naive
             a += tf[live[j] - t0]
             b += tr[live[j] - t0]
         fixed[p], per_row[p] = a, b
+        loop[p] = 1.0 if ti[ops[ki[k, 4] + p, 2], 7] == 1 else 0.0
     return flops, tokens, heads, seq, in_b, kv_b, float(out_b), weight, stage
 
 
 @njit(cache=True, _nrt=False)
-def _cost(fp, fixed, per_row, n_pos, tile, stationary, sram, bw, peak, launch, mma, fa, fb):
+def _cost(fp, fixed, per_row, loop, n_pos, tile, stationary, sram, bw, peak, launch, mma, fa, fb):
     """cost_tiled(): (seconds, memory seconds, bytes moved, working set, raw spill bytes) of one tiling."""
     flops, tokens, heads, seq, in_b, kv_b, out_b, weight, stage = fp
     t = min(tile, tokens)
     tiles = math.ceil(tokens / t)
     query_tiles = math.ceil(seq / min(t, seq))
+    seqs = max(tokens // seq, 1)
+    resident = weight if stationary else stage
     peak_ws = fixed[0] + t * per_row[0]
     for p in range(1, n_pos):
         peak_ws = max(peak_ws, fixed[p] + t * per_row[p])
-    ws = peak_ws + (weight if stationary else stage)
-    overflow = max(0.0, ws - sram)
-    spill = 2.0 * overflow * tiles * heads
+    ws = peak_ws + resident
+    spill = 0.0
+    for p in range(n_pos):  # spill_bytes(): the worst op's overflow, priced as a tiled kernel moves it
+        overflow = max(0.0, fixed[p] + t * per_row[p] + resident - sram)
+        held = min(overflow, fixed[p])
+        moved = held * seqs * (1 + query_tiles) + 2.0 * (overflow - held) * tiles
+        spill = max(spill, moved * (heads if loop[p] == 1.0 else 1))
     weights = weight * (1 if stationary else tiles)
     moved = in_b + kv_b * query_tiles + out_b + weights + spill / SPILL_EFFICIENCY
     padded = math.ceil(tokens / mma) * mma
@@ -153,19 +163,19 @@ def kernel_costs(ti, tout, ki, ops, ops_in1, live, live_at, fit, k0, k1, batch, 
     A specialised kernel takes the cheapest candidate tiling (ties: the first, as ``min``
     keeps it); the generic fallback keeps its own. Calibration is ``a + b x seconds``
     (``(0, 1)`` leaves the seconds as they are, bit for bit). Allocation-free (callable from
-    the compiled event loop, no NRT): ``scr_i`` int64 [2, 4] and ``scr_f`` float64 [4, n]
+    the compiled event loop, no NRT): ``scr_i`` int64 [2, 4] and ``scr_f`` float64 [5, n]
     (n >= the kernels' most tensors and most ops, :func:`~workbench.compiler.cost_flat.scratch`)
     are scratch.
     """
-    fixed, per_row, tf, tr = scr_f[0], scr_f[1], scr_f[2], scr_f[3]
+    fixed, per_row, tf, tr, loop = scr_f[0], scr_f[1], scr_f[2], scr_f[3], scr_f[4]
     for k in range(k0, k1):
-        fp = _footprint(ti, tout, ki, ops, ops_in1, live, live_at, k, batch, value, naive, fixed, per_row,
+        fp = _footprint(ti, tout, ki, ops, ops_in1, live, live_at, k, batch, value, naive, fixed, per_row, loop,
                         scr_i[0], scr_i[1], tf, tr)
         n_pos, tokens, weight = ki[k, 5] - ki[k, 4], fp[1], fp[7]
         fa, fb = fit[k, 0], fit[k, 1]
         o = k - k0
         if ki[k, 8] == 0:
-            c = _cost(fp, fixed, per_row, n_pos, ki[k, 6], ki[k, 7] == 1, sram, bw, peak, launch, mma, fa, fb)
+            c = _cost(fp, fixed, per_row, loop, n_pos, ki[k, 6], ki[k, 7] == 1, sram, bw, peak, launch, mma, fa, fb)
             out[o, 0], out[o, 1], out[o, 2] = c[0], c[1], c[4]
             continue
         best_s, best_m, best_b, best_w, best_x = np.inf, 0.0, np.inf, np.inf, 0.0
@@ -177,7 +187,8 @@ def kernel_costs(ti, tout, ki, ops, ops_in1, live, live_at, fit, k0, k1, batch, 
                     stationary = True
                 else:
                     continue
-                s, m, b, w, x = _cost(fp, fixed, per_row, n_pos, t, stationary, sram, bw, peak, launch, mma, fa, fb)
+                s, m, b, w, x = _cost(fp, fixed, per_row, loop, n_pos, t, stationary, sram, bw, peak, launch, mma,
+                                      fa, fb)
                 if s < best_s or (s == best_s and (b < best_b or (b == best_b and w < best_w))):
                     best_s, best_m, best_b, best_w, best_x = s, m, b, w, x
             if t >= tokens:

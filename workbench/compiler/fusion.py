@@ -7,7 +7,23 @@ Levels:
   op that produces its input: chains of cheap ops, and epilogues of matmuls, convs and
   reductions (``matmul -> bias -> gelu`` is one kernel).
 * ``aggressive``: any non-opaque op may join its producer's kernel, across reductions
-  and matmuls too: a whole attention or MLP sub-block becomes one kernel.
+  and matmuls too: GEMM chains and their epilogues (a norm into the next projection, the
+  MLP's up-projection, activation and down-projection) and the attention core (scores,
+  softmax, context, the output projection) each become one kernel.
+
+With ``attention="flash"`` (the default) the attention core (scores, scale, softmax,
+context) is one tiled kernel at every level but ``none``, whatever the level fuses around
+it, as serving stacks run FlashAttention whatever their compiler fuses (torch.compile
+matches scaled-dot-product attention to it; XLA rewrites it to cuDNN's fused attention).
+With ``"naive"`` the level alone decides: ``elementwise`` leaves the core unfused (score
+matrices cross HBM), ``aggressive`` fuses it and the cost model holds whole score matrices
+(a naive compiler, kept to show why fused attention must tile).
+
+A kernel ends where a real compiler ends it (XLA and TVM do not fuse a producer into a
+consumer that reduces over the producer's rows; Triton and FlashAttention kernels take Q,
+K and V from HBM): a batch-matmul never joins the kernel that produces its right operand
+(K or V), because every query tile needs that operand for every earlier row of the
+sequence. K and V are then kernel outputs, and no whole-sequence tensor is held on chip.
 
 An edge producer -> consumer is a fusion candidate only if the producer feeds nothing
 else, or feeds only injective/elementwise ops (the three head splits of ``qkv``): a
@@ -16,9 +32,9 @@ separates the attention and MLP sub-blocks. ``max_depth`` caps the ops per kerne
 A fusion that would make two kernels depend on each other is refused.
 
 A kernel's *materialised* intermediates are the tensors it produces and reads again
-inside itself with a reduction or a matmul: those must sit whole in on-chip SRAM (an
-elementwise epilogue streams tile by tile and needs none). Their bytes are the
-kernel's working set; the cost model charges spills when it exceeds SRAM.
+inside itself with a reduction or a matmul: a row tile of each sits in on-chip SRAM while
+it is read (an elementwise epilogue works in place on its producer's tile). The cost model
+sizes them per tile and charges spills when a tile exceeds SRAM.
 """
 
 from __future__ import annotations
@@ -26,9 +42,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from workbench.errors import check_one_of
-from workbench.graph import Graph, Pattern
+from workbench.graph import Graph, Op, Pattern
 
 FUSION_LEVELS = ("none", "elementwise", "aggressive")
+ATTENTION = ("flash", "naive")
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +56,7 @@ class Kernel:
     nodes: tuple[str, ...]  # topological order; nodes[0] is the master op
     inputs: tuple[str, ...]  # tensors read from HBM: graph inputs, parameters, other kernels' outputs
     outputs: tuple[str, ...]  # tensors written to HBM
-    materialised: tuple[str, ...]  # internal tensors that must be whole on chip
+    materialised: tuple[str, ...]  # internal tensors a reduction or matmul in the kernel reads (a tile on chip)
     pattern: Pattern  # the highest pattern among its ops
 
 
@@ -51,9 +68,35 @@ def _fusable(level: str, producer_group_pattern: Pattern, consumer: Pattern) -> 
     return True
 
 
-def fuse_ops(graph: Graph, level: str = "elementwise", max_depth: int = 32) -> tuple[Kernel, ...]:
+def _sequence_wide(graph: Graph, node, group_of: dict[str, int], g: int) -> bool:
+    """Whether ``node`` is a batch-matmul whose right operand (K, V: the whole sequence) group ``g`` produces."""
+    return node.op == Op.BATCH_MATMUL and group_of.get(node.inputs[1]) == g
+
+
+def attention_cores(graph: Graph) -> dict[str, str]:
+    """Each op of an attention core (scores batch-matmul, its elementwise scaling, softmax, context
+    batch-matmul) mapped to the core's first op."""
+    nodes = {n.name: n for n in graph.nodes}
+    cores: dict[str, str] = {}
+    for n in graph.nodes:
+        if n.op != Op.BATCH_MATMUL or nodes[n.inputs[0]].op != Op.SOFTMAX:
+            continue
+        chain = [n.name, n.inputs[0]]
+        m = nodes[nodes[n.inputs[0]].inputs[0]]
+        while m.pattern <= Pattern.BROADCAST and len(m.inputs) == 1:
+            chain.append(m.name)
+            m = nodes[m.inputs[0]]
+        if m.op == Op.BATCH_MATMUL:
+            cores.update({c: m.name for c in (m.name, *chain)})
+    return cores
+
+
+def fuse_ops(graph: Graph, level: str = "elementwise", max_depth: int = 32,
+             attention: str = "flash") -> tuple[Kernel, ...]:
     """Partition ``graph`` into kernels at a fusion level (a pure function)."""
     check_one_of("fusion", level, FUSION_LEVELS)
+    check_one_of("attention", attention, ATTENTION)
+    cores = attention_cores(graph) if attention == "flash" and level != "none" else {}
     consumers = graph.consumers()
     pattern = {n.name: n.pattern for n in graph.nodes}
     group_of: dict[str, int] = {}
@@ -72,7 +115,10 @@ def fuse_ops(graph: Graph, level: str = "elementwise", max_depth: int = 32) -> t
 
     for node in graph.compute_nodes():
         target = -1
-        for i in node.inputs:
+        head = cores.get(node.name, node.name)
+        if head != node.name:  # inside an attention core: its kernel, whatever the level
+            target = group_of[head]
+        for i in node.inputs if target < 0 else ():
             g = group_of.get(i)
             if g is None or len(groups[g]) >= max_depth:
                 continue
@@ -80,6 +126,8 @@ def fuse_ops(graph: Graph, level: str = "elementwise", max_depth: int = 32) -> t
             shared = len(readers) > 1 and any(pattern[r] > Pattern.INJECTIVE for r in readers)
             group_pattern = max(pattern[m] for m in groups[g])
             if shared or not _fusable(level, group_pattern, node.pattern):
+                continue
+            if _sequence_wide(graph, node, group_of, g):
                 continue
             others = {group_of[j] for j in node.inputs if j in group_of and group_of[j] != g}
             if any(reaches(g, h) for h in others):  # h already depends on g: fusing would close a cycle

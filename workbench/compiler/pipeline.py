@@ -64,7 +64,7 @@ def compile_plan(graph: Graph, hardware: Hardware, envelope: dict[str, list], op
     buckets = env.parse_envelope(dim, spec)
     passes: list[tuple[str, object]] = [("input", graph)]
     # fusion is shape-independent: one partition serves every bucket
-    kernels = fuse_ops(graph, opts.fusion, opts.max_depth)
+    kernels = fuse_ops(graph, opts.fusion, opts.max_depth, opts.attention)
     passes.append(("fuse_ops", kernels))
     # layout and tiling are specialised per bucket (shown at its opt and the compile batch; the plan
     # re-tiles every (batch size, shape) it meets, as a shape-specialising compiler caches per shape)

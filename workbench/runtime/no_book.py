@@ -18,8 +18,8 @@ _TILE_CANDIDATES = (16, 32, 64, 128, 256, 512, 1024, 2048, 4096)  # compiler.cos
 def no_book_tables(keyval: np.ndarray) -> tuple:
     """``cost_book.no_book(keyval)``: empty mapping tables (a ``Flat`` of nothing), then the book's other tables."""
     i8 = np.int64
-    flat = (np.zeros((0, 10), i8), np.zeros(0, i8), np.zeros((0, 10), i8), np.zeros((0, 4), i8), np.zeros(0, i8),
+    flat = (np.zeros((0, 11), i8), np.zeros(0, i8), np.zeros((0, 10), i8), np.zeros((0, 4), i8), np.zeros(0, i8),
             np.zeros(0, i8), np.zeros(1, i8), np.zeros((0, 2)))  # ti, tout, ki, ops, ops_in1, live, live_at, fit
     return (*flat, np.zeros((0, 2), i8), np.zeros((0, 4), i8), np.zeros(0), np.zeros(0, i8),
             np.zeros(0), keyval.astype(i8), np.zeros(3), np.zeros(3, i8), np.array(_TILE_CANDIDATES, dtype=i8),
-            np.zeros((2, 4), i8), np.zeros((4, 1)), np.zeros((2, 1, 4)))
+            np.zeros((2, 4), i8), np.zeros((5, 1)), np.zeros((2, 1, 4)))
