@@ -53,15 +53,27 @@ def test_every_reference_figure_comes_from_the_same_runs_as_the_evidence(drill_i
     assert "{" not in ev.reference and "}" not in ev.reference
     rows = {line.split()[0]: line.split() for line in ev.table.splitlines() if line.split()[:1] in (["baseline"],
                                                                                                    ["regressed"])}
+    surge, run, inside = {}, None, False  # a bounded surge's rows: (run, tenant) -> the row under "surge ..."
+    for line in ev.table.splitlines():
+        words = line.split()
+        if words[:1] in (["baseline"], ["regressed"]):
+            run, inside = words[0], False
+        elif words[:1] == ["surge"]:
+            inside = True
+        elif inside and line.startswith("    ") and len(words) == 5:
+            surge[run, words[0]] = ["", *words[1:]]
     checked = 0
     token = d.strong_answer.count("ttft_ms") > 0  # a token-level drill: TTFT p50/p99, ITL p99/p99.9 columns
-    pattern = r"(base|reg)\.(ttft_ms|itl_ms)\.(p50|p99|p999)" if token else r"(base|reg)\.ms\.(mean|p50|p95|p99)"
+    pattern = (r"(base|reg)\.(?:surge\.tenants\[(\w+)\]\.)?(ttft_ms|itl_ms)\.(p50|p99|p999)" if token
+               else r"(base|reg)\.()ms\.(mean|p50|p95|p99)")
     for _, name, spec, _ in string.Formatter().parse(d.strong_answer):
         m = re.fullmatch(pattern, name or "")
         if not m:
             continue
-        column = TOKEN_COLUMNS[m[2], m[3]] if token else COLUMNS[m[2]]
-        shown = float(rows["baseline" if m[1] == "base" else "regressed"][column])  # the table, as printed
+        label = "baseline" if m[1] == "base" else "regressed"
+        column = TOKEN_COLUMNS[m[3], m[4]] if token else COLUMNS[m[3]]
+        row = surge[label, m[2]] if m[2] else rows[label]
+        shown = float(row[column])  # the table, as printed
         said = float(render("{" + name + ":" + (spec or "") + "}", ev.summaries).replace(",", ""))
         decimals = int(re.search(r"\.(\d)f", spec).group(1)) if spec and "f" in spec else 3
         assert abs(said - shown) <= 0.5 * 10 ** -decimals + 1e-3, (name, said, shown)

@@ -60,33 +60,74 @@ def test_one_sequence_alone_costs_exactly_its_prefill_then_its_decodes():
 
 
 def test_the_iteration_cost_by_hand():
-    # two cores, so the shards share HBM and the partial sums are all-reduced; no fusion, so every op is a kernel
+    # two cores, so the shards share HBM and the partial sums are all-reduced; no fusion, so every op is a kernel;
+    # the roofline itself (ideal efficiency) and eager launches: the arithmetic of the old model, rope added
     hw = Hardware(cores=2, peak_flops_per_core=50e12, hbm_bandwidth_bytes_per_s=1.6e12, launch_s=5e-6, mma_rows=16)
     model = Decoder(layers=1, d_model=256, heads=4, d_ff=1024)
-    cost = IterationCost.of(model, hw, fusion="none")
+    cost = IterationCost.of(model, hw, fusion="none", efficiency="ideal", cuda_graphs=False)
     shard = 256 * 384 + 128 * 256 + 256 * 512 + 512 + 512 * 256  # qkv, out, up (+bias), down: half of each
     assert cost.weight_bytes == 2 * 2 * shard
     ks = {k.name.split("_", 1)[1]: k for k in cost.kernels(1)}
-    assert len(ks) == 10
+    assert list(ks) == ["ln1", "qkv", "rope", "attn_out", "residual1", "ln2", "up", "up_bias", "gelu", "down",
+                        "residual2"]
     # the QKV matmul of one token on one core: its weight shard, the normed row in, the q/k/v row out
     qkv = ks["qkv"]
     assert qkv.flops == 2 * 256 * 384
     assert qkv.compute_s == pytest.approx(2 * 256 * 384 * 16 / 50e12, rel=1e-12)  # 16 padded rows
     assert qkv.memory_s == pytest.approx((2 * 256 * 384 + 2 * 256 + 2 * 384) / 1.6e12, rel=1e-12)
     # both cores run each kernel at once on their own shard: HBM is shared, so memory time doubles
-    dense = sum(5e-6 + max(k.compute_s, 2 * k.memory_s) for k in ks.values())
-    reduce = 2 * (5e-6 + (3 * 2 + 1) * 1 * 256 * 2 / 1.6e12)
-    attention = 5e-6 + max(4 * 256 * 1000 / 100e12, 2 * 256 * 2 * 1000 / 1.6e12)  # context 999 + itself
-    assert cost.decode_seconds(999) == pytest.approx(dense + reduce + attention, rel=1e-9)
-    assert cost.launches_per_layer() == 10 + 2 + 1  # ten unfused kernels, two all-reduces, attention
+    dense = sum(max(k.compute_s, 2 * k.memory_s) for k in ks.values())
+    reduce = 2 * ((3 * 2 + 1) * 1 * 256 * 2 / 1.6e12)
+    attention = max(4 * 256 * 1000 / 100e12, 2 * 256 * 2 * 1000 / 1.6e12)  # context 999 + itself
+    launches = 11 + 2 + 1  # eleven unfused kernels, two all-reduces, attention
+    assert cost.launches_per_layer() == launches
+    assert cost.decode_seconds(999) == pytest.approx(dense + reduce + attention + launches * 5e-6, rel=1e-9)
+    # a captured graph replays the whole iteration with one launch; a prompt past 512 tokens runs eagerly
+    graphs = IterationCost.of(model, hw, fusion="none", efficiency="ideal")
+    assert graphs.decode_seconds(999) == pytest.approx(dense + reduce + attention + 5e-6, rel=1e-9)
+    assert graphs.launches(False, 512) == 1 and graphs.launches(False, 513) == launches
     assert causal_keys(0, 4) == 1 + 2 + 3 + 4 and causal_keys(10, 2) == 11 + 12
-    price = cost.pricer()  # the loop's bound form: the same arithmetic, bit for bit
-    for args in [(1, 1000.0, 999.0), (700, causal_keys(0, 700), 0.0), (33, 5e5, 4e5), (0, 0.0, 0.0),
-                 (33, 5e5, 4e5, 64), (33, 5e5, 4e5, 33, True)]:
-        assert price(*args) == cost.seconds(*args)
+    for c in (cost, graphs, IterationCost.of(model, hw, fusion="elementwise")):
+        price = c.pricer()  # the loop's bound form: the same arithmetic, bit for bit
+        for args in [(1, 1000.0, 999.0), (700, causal_keys(0, 700), 0.0), (33, 5e5, 4e5), (0, 0.0, 0.0),
+                     (33, 5e5, 4e5, 64), (33, 5e5, 4e5, 33, True), (33, 5e5, 4e5, 33, False, 7)]:
+            assert price(*args) == c.seconds(*args)
     one = IterationCost.of(model, Hardware(cores=1, peak_flops_per_core=50e12, hbm_bandwidth_bytes_per_s=1.6e12))
     assert one.reduce_seconds(100) == 0.0  # nothing to all-reduce on one core
     assert one.pricer()(33, 5e5, 4e5) == one.seconds(33, 5e5, 4e5)
+
+
+def test_the_fitted_law_and_the_model_card_by_hand():
+    # one core (a GPU), grouped-query attention, a gated MLP and a vocabulary, each kernel through its law
+    hw = Hardware(cores=1, peak_flops_per_core=400e12, hbm_bandwidth_bytes_per_s=2e12, launch_s=5e-6, mma_rows=64)
+    model = Decoder(layers=2, d_model=512, heads=8, d_ff=1536, kv_heads=2, gated_mlp=True, vocab=1000)
+    cost = IterationCost.of(model, hw, fusion="none")
+    law = cost.law
+    # weights: QKV 512 x (512 + 2 x 2 x 64), out 512 x 512, gate+up 512 x 3072, down 1536 x 512; embedding and head
+    assert cost.weight_bytes == 2 * (2 * (512 * 768 + 512 * 512 + 512 * 3072 + 1536 * 512) + 2 * 1000 * 512)
+    assert cost.kv_bytes_per_token() == 2 * 2 * 64 * 2 * 2  # K and V of two KV heads of 64, bf16, two layers
+    ks = {k.name.split("_", 1)[1]: k for k in cost.kernels(8)}
+    assert list(ks) == ["ln1", "qkv", "rope", "attn_out", "residual1", "ln2", "gate_up", "glu", "down", "residual2"]
+    kind = {"ln1": ("norm", 0), "ln2": ("norm", 0), "qkv": ("gemm", 512), "attn_out": ("gemm", 512),
+            "gate_up": ("gemm", 512), "down": ("gemm", 1536)}
+    dense = sum(law.kernel_seconds(*kind.get(n, ("elementwise", 0))[:1], k.compute_s, k.memory_s,
+                                   float(kind.get(n, ("", 0))[1])) for n, k in ks.items())
+    assert cost.dense_seconds(8) == pytest.approx(dense, rel=1e-12)
+    # a GEMM by hand: t0 + ((c (1 + K0 / K) / eta_c)^n + (m / eta_m)^n)^(1/n)
+    c, m = ks["down"].compute_s, ks["down"].memory_s
+    cc, mm = c * (1 + law.gemm_epilogue_k / 1536) / law.gemm_compute, m / law.gemm_memory
+    by_hand = law.gemm_fixed_s + (cc ** law.blend + mm ** law.blend) ** (1 / law.blend)
+    assert law.gemm_seconds(c, m, 1536.0) == pytest.approx(by_hand, rel=1e-12)
+    # the head: final norm and LM head of 3 sequences (rows padded to 64), and the lookup of 8 tokens
+    head = (law.kernel_seconds("norm", 0.0, 2 * 3 * 512 * 2 / 2e12)
+            + law.gemm_seconds(2 * 64 * 512 * 1000 / 400e12, (512 * 1000 + 3 * (512 + 1000)) * 2 / 2e12, 512.0))
+    assert cost.head_seconds(3) == pytest.approx(head, rel=1e-12)
+    assert cost.embed_seconds(8) == pytest.approx(law.kernel_seconds("elementwise", 0.0, 2 * 8 * 512 * 2 / 2e12))
+    # attention reads the two KV heads' K and V of every cached token: a quarter of what 8 KV heads would read
+    assert cost.attention_terms(1, 100.0, 99.0)[1] == pytest.approx(2 * 128 * 2 * 100 / 2e12)
+    layer = cost.dense_seconds(8) + cost.attention_seconds(8, 400.0, 300.0)
+    assert cost.seconds(8, 400.0, 300.0, seqs=3) == pytest.approx(
+        2 * layer + cost.head_seconds(3) + cost.embed_seconds(8) + 5e-6, rel=1e-12)  # one graph launch
 
 
 def test_the_compiled_plan_moves_iteration_time_the_physical_way():

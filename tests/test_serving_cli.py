@@ -46,7 +46,7 @@ def test_the_token_built_ins_are_listed_apart_and_run():
             assert s[k]["p50"] <= s[k]["p95"] <= s[k]["p99"]
         assert s["output_tokens"] > 0 and 0 <= s["goodput"]["share"] <= 1
     code, out, _ = run_cli(["list"])
-    assert code == 0 and all(re.search(rf"^{n}\s+\[token\]", out, re.M) for n in TOKEN)
+    assert code == 0 and all(re.search(rf"^{n}\s+\[token, \d+\.\d\d B parameters\]", out, re.M) for n in TOKEN)
 
 
 def test_text_summary_and_chrome_trace(tmp_path):
@@ -75,11 +75,25 @@ def test_text_summary_and_chrome_trace(tmp_path):
     ("[serving.kv]", "[serving.buckets]\nsizes = [64, 32]\n[serving.kv]", "serving.buckets.sizes = [64, 32]"),
     ("[serving.kv]", '[serving.buckets]\nout_of_envelope = "pad"\n[serving.kv]', "serving.buckets.out_of_envelope"),
     ("[serving.kv]", '[serving.buckets]\nfusion = "max"\n[serving.kv]', "serving.buckets.fusion"),
+    ("d_ff = 2048", "d_ff = 2048\nkv_heads = 3", "serving.model.kv_heads = 3"),
+    ("d_ff = 2048", 'd_ff = 2048\ngated_mlp = "yes"', "serving.model.gated_mlp = 'yes'"),
+    ("d_ff = 2048", "d_ff = 2048\nvocab = -1", "serving.model.vocab = -1"),
+    ("blocks = 2048", 'blocks = "many"', "serving.kv.blocks = 'many'"),
+    ("blocks = 2048", "blocks = 2048\ngpu_memory_utilization = 1.5", "serving.kv.gpu_memory_utilization = 1.5"),
+    ('mode = "token"', 'mode = "token"\nefficiency = "magic"', "serving.efficiency = 'magic'"),
+    ("[serving.kv]", "[serving.surge]\nfactor = 2.0\nstart_s = 5.0\nend_s = 1.0\n[serving.kv]",
+     "serving.surge.end_s = 1.0"),
+    # a 7B-class model on a 32 GiB chip: 12 GiB of weights, and 200,000 blocks of 16 tokens need 48.8 GiB
+    ("d_ff = 2048", "d_ff = 11008\nvocab = 32000", "serving.kv.blocks = 200000"),
 ])
 def test_bad_values_are_one_clear_line_and_status_2(tmp_path, old, new, key):
     f = tmp_path / "bad.toml"
     assert old in BASE
-    f.write_text(BASE.replace(old, new))
+    text = BASE.replace(old, new)
+    if "11008" in new:  # the model card of a 7B-class model and a cache far larger than HBM leaves
+        text = text.replace("layers = 4\nd_model = 512\nheads = 8", "layers = 32\nd_model = 4096\nheads = 32")
+        text = text.replace("blocks = 2048", "blocks = 200000")
+    f.write_text(text)
     code, out, err = run_cli(["run", str(f)])
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and str(f) in err and key in err, err

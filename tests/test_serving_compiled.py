@@ -3,7 +3,9 @@
 Random runs (hypothesis) over everything the loop implements: continuous batching with
 whole prompts or chunked prefill, request-level batching, fcfs and priority, recompute and
 swap preemption under caches small enough to preempt, watermarks, token budgets and
-sequence caps, buckets with fallback or recompile, one to four cores; plus the built-in
+sequence caps, buckets with fallback or recompile, one to four cores, the fitted and the ideal
+efficiency law, eager or graph-replayed decodes, model cards with and without grouped-query
+attention, a gated MLP and a vocabulary, with and without a traffic surge; plus the built-in
 scenarios. Every column of the trace is compared with ``array_equal`` (nan = nan), dtypes
 included, and the bucket summary with ``==``. The equality tests run every build of the
 compiled loop this install has (``aot``, ``jit``: :mod:`workbench.aot`).
@@ -21,7 +23,7 @@ from hypothesis import strategies as st
 from workbench import aot
 from workbench.errors import ConfigError
 from workbench.hardware import Hardware
-from workbench.serving.config import Decoder, KVConfig, LengthLaw, SchedulerConfig, Tenant, TokenBuckets
+from workbench.serving.config import Decoder, KVConfig, LengthLaw, SchedulerConfig, Surge, Tenant, TokenBuckets
 from workbench.serving.engine import ServingRun, check_run, simulate_tokens
 
 PATHS = aot.paths()
@@ -29,6 +31,8 @@ if not PATHS:
     pytest.skip("no compiled loop: neither an ahead-of-time build nor numba", allow_module_level=True)
 
 SMALL = Decoder(layers=4, d_model=512, heads=4, d_ff=2048)
+# the model card's options: grouped-query attention, a gated MLP, a vocabulary (embedding and LM head)
+CARDS = (SMALL, Decoder(layers=3, d_model=512, heads=8, d_ff=1536, kv_heads=2, gated_mlp=True, vocab=5000))
 
 
 def differences(a, b) -> list[str]:
@@ -71,8 +75,10 @@ def serving_runs(draw) -> ServingRun:
                            recompile_limit=draw(st.integers(0, 3)), recompile_pause_s=0.01,
                            fusion=draw(st.sampled_from(["none", "elementwise", "aggressive"])))
     return ServingRun(tuple(tenants), requests=draw(st.integers(20, 160)), seed=draw(st.integers(0, 10_000)),
-                      scheduler=sched, kv=kv, model=SMALL, hardware=Hardware(cores=draw(st.sampled_from([1, 2, 4]))),
-                      buckets=buckets)
+                      scheduler=sched, kv=kv, model=draw(st.sampled_from(CARDS)),
+                      hardware=Hardware(cores=draw(st.sampled_from([1, 2, 4]))), buckets=buckets,
+                      efficiency=draw(st.sampled_from(["fitted", "ideal"])), cuda_graphs=draw(st.booleans()),
+                      surge=draw(st.sampled_from([Surge(), Surge(3.0, 0.2, 1.0)])))
 
 
 @pytest.mark.parametrize("path", PATHS)
@@ -117,21 +123,35 @@ def test_an_unknown_loop_is_refused():
         simulate_tokens(tiny, loop="gpu")
 
 
-def test_a_sequence_swapped_out_while_prefilling_gets_its_whole_prompt_back():
+def test_a_sequence_swapped_out_while_prefilling_gets_its_whole_prompt_back(monkeypatch):
     """Found by hypothesis: a prompt preempted (swap) in the middle of its chunked prefill came back with
     blocks for its cached tokens only, and its next chunk ran past its blocks. Both loops, equal."""
     run = ServingRun(
         tenants=(Tenant("t0", 40.0, LengthLaw(600.0, 0.0, 600), LengthLaw(5.0, 0.0, 300)),
                  Tenant("t1", 40.0, LengthLaw(150.0, 0.0, 600), LengthLaw(60.0, 0.0, 300)),
                  Tenant("t2", 5.0, LengthLaw(20.0, 0.0, 600), LengthLaw(5.0, 0.0, 300))),
-        requests=27, seed=0,
+        requests=27, seed=1,  # seed 0 until the workload's streams became prefix-stable: the same case, redrawn
         scheduler=SchedulerConfig(max_num_batched_tokens=256, max_num_seqs=4, policy="fcfs",
                                   batching="continuous", chunked_prefill=True),
         kv=KVConfig(block_size=8, blocks=120, watermark=0.0, preemption="swap", swap_bandwidth_bytes_per_s=32e9),
         model=Decoder(layers=4, d_model=512, heads=4, d_ff=2048),
         hardware=Hardware(cores=1),
         buckets=TokenBuckets(sizes=(), out_of_envelope="fallback", generic_slowdown=1.5, recompile_pause_s=0.01,
-                             recompile_limit=0, fusion="none"))
-    a, b = simulate_tokens(run, loop="python"), simulate_tokens(run, loop="compiled")
-    assert int(a.preemptions.sum()) > 0
+                             recompile_limit=0, fusion="none"),
+        efficiency="ideal", cuda_graphs=False)  # the timing hypothesis found it with: the roofline, eager launches
+    from workbench.serving import state
+
+    swapped_prefilling = []
+    preempt = state.ServingState.preempt
+
+    def watch(self, victim):  # the case: a sequence swapped out while its prompt is still being prefilled
+        if self.phase[victim] == state.PREFILL:
+            swapped_prefilling.append(victim)
+        preempt(self, victim)
+
+    monkeypatch.setattr(state.ServingState, "preempt", watch)
+    a = simulate_tokens(run, loop="python")
+    monkeypatch.undo()
+    b = simulate_tokens(run, loop="compiled")
+    assert int(a.preemptions.sum()) > 0 and swapped_prefilling
     assert not differences(a, b)

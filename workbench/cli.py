@@ -233,7 +233,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
     for name in builtin_scenarios("all"):
         sc = load_scenario(resolve(name))
-        mode = "[token] " if _token_mode(sc) else ""
+        mode = f"[token, {sc.run.model.parameters / 1e9:.2f} B parameters] " if _token_mode(sc) else ""
         say(f"{name:<28} {mode}{sc.description.strip().splitlines()[0] if sc.description else ''}")
     return 0
 

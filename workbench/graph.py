@@ -90,6 +90,12 @@ def _conv2d(n: str, s: list[Shape], a: dict) -> Shape:
     return (*x[:3], w[3])
 
 
+def _glu(n: str, s: list[Shape], a: dict) -> Shape:
+    (x,) = s
+    _need(len(s) == 1 and isinstance(x[-1], int) and x[-1] % 2 == 0, n, "x [..., 2F] (gate and up side by side)", s)
+    return (*x[:-1], x[-1] // 2)
+
+
 def _split_heads(n: str, s: list[Shape], a: dict) -> Shape:
     (x,) = s
     heads, parts = a["heads"], a.get("parts", 1)
@@ -131,6 +137,8 @@ class Op(Enum):
     MERGE_HEADS = "merge_heads"
     SOFTMAX = "softmax"
     LAYERNORM = "layernorm"
+    ROPE = "rope"
+    GLU = "glu"
     MATMUL = "matmul"
     BATCH_MATMUL = "batch_matmul"
     CONV2D = "conv2d"
@@ -152,6 +160,9 @@ OPS: dict[Op, OpInfo] = {
     Op.MERGE_HEADS: OpInfo(Pattern.INJECTIVE, _merge_heads, lambda ins, out, a: 0.0),
     Op.SOFTMAX: OpInfo(Pattern.REDUCTION, _unary, _per_elem(5)),  # max, sub, exp, sum, div
     Op.LAYERNORM: OpInfo(Pattern.REDUCTION, _unary, _per_elem(8)),  # mean, var, normalise, scale, shift
+    Op.ROPE: OpInfo(Pattern.ELEMWISE, _unary, _per_elem(6)),  # rotary embedding: two multiply-adds per pair
+    # SwiGLU: silu(gate) x up from [.., 2F] to [.., F]; each output from a fixed pair of inputs (TVM: injective)
+    Op.GLU: OpInfo(Pattern.INJECTIVE, _glu, _per_elem(5)),
     Op.MATMUL: OpInfo(Pattern.OUT_EWISE_FUSABLE, _matmul, lambda ins, out, a: 2.0 * _numel(out) * ins[0][-1]),
     Op.BATCH_MATMUL: OpInfo(Pattern.OUT_EWISE_FUSABLE, _batch_matmul,
                             lambda ins, out, a: 2.0 * _numel(out) * ins[0][-1]),

@@ -1,8 +1,16 @@
 """Accelerator hardware spec: the numbers the runtime and the cost model share.
 
-One frozen dataclass with units in every field name, plus a few presets. The presets
-are illustrative round numbers in the range of current inference accelerators (a
-chip split into a few compute cores sharing one HBM stack), not vendor datasheets.
+One frozen dataclass with units in every field name, plus a few presets:
+
+* ``generic-4core``, ``edge-2core``, ``datacenter-8core``: illustrative round numbers in the range of
+  current inference NPUs (a chip split into a few compute cores sharing one HBM), not datasheets;
+* ``h100-sxm``, ``a100-sxm``, ``a40``: NVIDIA GPUs from their data sheets (dense bf16 tensor FLOP/s, memory
+  bandwidth and capacity; on-chip memory = L1/shared memory per SM x SMs; host link PCIe 5 / 4 x16).
+
+**A GPU is one core.** Its SMs are not independent cores that each run their own kernel on a shard of
+the layer: one kernel runs across all of them, so a GPU preset has ``cores = 1`` and the whole chip's
+FLOP/s. ``cores > 1`` means a multi-core NPU: the serving model then splits every layer tensor-parallel
+over the cores (Megatron-LM's split) and all-reduces the partial sums through the shared HBM.
 """
 
 from __future__ import annotations
@@ -39,6 +47,8 @@ class Hardware:
         check_range("host_link_bytes_per_s", self.host_link_bytes_per_s, 1e6, 1e16, "bytes/s")
 
 
+GPU_PRESETS = ("h100-sxm", "a100-sxm", "a40")
+
 PRESETS: dict[str, Hardware] = {
     # a mid-size inference chip: 4 cores, one HBM2e-class stack
     "generic-4core": Hardware(),
@@ -63,4 +73,20 @@ PRESETS: dict[str, Hardware] = {
         hbm_capacity_bytes=96 * GIB,
         launch_s=4e-6,
     ),
+    # NVIDIA H100 SXM5 (H100 Tensor Core GPU data sheet): 989.4 TFLOP/s dense bf16 (1,979 with sparsity),
+    # 3.35 TB/s HBM3, 80 GB (5 stacks of 16 GiB); 132 SMs x 256 KiB of L1/shared memory; PCIe 5.0 x16 to the host.
+    # mma_rows 64: a warpgroup MMA's rows (wgmma m64), the smallest row tile a GEMM pays for
+    "h100-sxm": Hardware(cores=1, peak_flops_per_core=989.4e12, sram_bytes_per_core=132 * 256 * KIB,
+                         hbm_bandwidth_bytes_per_s=3.35e12, hbm_capacity_bytes=80 * GIB, launch_s=5e-6, mma_rows=64,
+                         host_link_bytes_per_s=64e9),
+    # NVIDIA A100 SXM4 80GB (A100 data sheet): 312 TFLOP/s dense bf16, 2,039 GB/s HBM2e, 80 GB; 108 SMs x 192 KiB;
+    # PCIe 4.0 x16 (16 GT/s x 16 lanes x 128/130 = 31.5 GB/s each way)
+    "a100-sxm": Hardware(cores=1, peak_flops_per_core=312e12, sram_bytes_per_core=108 * 192 * KIB,
+                         hbm_bandwidth_bytes_per_s=2.039e12, hbm_capacity_bytes=80 * GIB, launch_s=5e-6, mma_rows=64,
+                         host_link_bytes_per_s=31.5e9),
+    # NVIDIA A40 (A40 data sheet; GA102): 149.7 TFLOP/s dense bf16 (299.4 with sparsity), 696 GB/s GDDR6, 48 GB;
+    # 84 SMs x 128 KiB; PCIe 4.0 x16
+    "a40": Hardware(cores=1, peak_flops_per_core=149.7e12, sram_bytes_per_core=84 * 128 * KIB,
+                    hbm_bandwidth_bytes_per_s=696e9, hbm_capacity_bytes=48 * GIB, launch_s=5e-6, mma_rows=64,
+                    host_link_bytes_per_s=31.5e9),
 }

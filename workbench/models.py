@@ -69,25 +69,47 @@ def _residual_mlp(b: Builder, r1: str, w1: str, b1: str, w2: str) -> str:
     return b.add("residual2", Op.ADD, (r1, h))
 
 
-def layer_shard(d_model: int, d_ff: int, cores: int) -> Graph:
-    """One core's share of a pre-norm decoder layer's dense part, tensor-parallel over ``cores``
-    (Megatron-LM's split: QKV and MLP up-projection by columns, output and down-projection by rows).
+def decoder_layer(d_model: int, heads: int, d_ff: int, kv_heads: int | None = None, gated_mlp: bool = False,
+                  cores: int = 1) -> Graph:
+    """One core's share of a pre-norm decoder layer's dense part, as a model card describes the layer
+    (layers apart): tensor-parallel over ``cores`` the way Megatron-LM splits it (QKV and MLP
+    up-projection by columns, output and down-projection by rows); ``cores = 1`` is the whole layer.
 
-    Inputs: ``x`` (the residual stream, ``[batch, seq, d_model]``) and ``attn`` (this core's
-    heads' attention output, ``[batch, seq, d_model / cores]``). Outputs: ``qkv`` (this core's
-    heads' queries, keys and values, for the attention kernel) and the layer's output (a
-    partial sum until the all-reduce). Widths that do not divide are rounded up.
+    * attention projections: one QKV matmul of ``d_model + 2 x kv_heads x head_dim`` columns (grouped-query
+      attention when ``kv_heads < heads``: Llama-3, Mistral), rotary embedding on its output;
+    * MLP: ``gated_mlp`` (SwiGLU, Llama's: one matmul to the gate and up projections side by side, ``silu(gate)
+      x up``, three d_model x d_ff matrices in all) or GELU with a bias (GPT-2's).
+
+    Inputs: ``x`` (the residual stream, ``[batch, seq, d_model]``) and ``attn`` (this core's heads' attention
+    output, ``[batch, seq, d_model / cores]``). Outputs: ``rope`` (this core's queries, keys and values, for the
+    attention kernel) and the layer's output (a partial sum until the all-reduce). Widths that do not divide are
+    rounded up.
     """
-    qkv_cols, heads_cols, ff_cols = -(-3 * d_model // cores), -(-d_model // cores), -(-d_ff // cores)
+    kv_heads = kv_heads or heads
+    head_dim = d_model // heads
+    qkv_cols = -(-(d_model + 2 * kv_heads * head_dim) // cores)
+    heads_cols, ff_cols = -(-d_model // cores), -(-d_ff // cores)
     b = Builder("decoder_layer_shard")
     x = b.add("x", Op.INPUT, shape=("batch", "seq", d_model))
     attn = b.add("attn", Op.INPUT, shape=("batch", "seq", heads_cols))
-    w_qkv, w_o, w1, b1, w2 = _layer_weights(b, d_model, qkv_cols, heads_cols, ff_cols)
+    w_qkv = b.add("w_qkv", Op.PARAM, shape=(d_model, qkv_cols))
+    w_o = b.add("w_o", Op.PARAM, shape=(heads_cols, d_model))
     h = b.add("ln1", Op.LAYERNORM, (x,))
     qkv = b.add("qkv", Op.MATMUL, (h, w_qkv))
+    rope = b.add("rope", Op.ROPE, (qkv,))
     o = b.add("attn_out", Op.MATMUL, (attn, w_o))
     r1 = b.add("residual1", Op.ADD, (x, o))
-    return b.build((qkv, _residual_mlp(b, r1, w1, b1, w2)))
+    h = b.add("ln2", Op.LAYERNORM, (r1,))
+    if gated_mlp:
+        w_gu = b.add("w_gate_up", Op.PARAM, shape=(d_model, 2 * ff_cols))
+        h = b.add("glu", Op.GLU, (b.add("gate_up", Op.MATMUL, (h, w_gu)),))
+    else:
+        w1, b1 = b.add("w1", Op.PARAM, shape=(d_model, ff_cols)), b.add("b1", Op.PARAM, shape=(ff_cols,))
+        h = b.add("gelu", Op.GELU, (b.add("up_bias", Op.BIAS_ADD, (b.add("up", Op.MATMUL, (h, w1)), b1)),))
+    w2 = b.add("w2", Op.PARAM, shape=(ff_cols, d_model))
+    out = b.add("residual2", Op.ADD, (r1, b.add("down", Op.MATMUL, (h, w2))))
+    return b.build((rope, out))
+
 
 
 def conv_block(channels: int = 128, kernel: int = 3) -> Graph:

@@ -20,7 +20,8 @@ from workbench.graph import DTYPE_BYTES, Graph, Op
 
 BATCH, VALUE = -1, -2  # codes of the symbolic dims in a flattened shape (literal dims are >= 1)
 FLOP_NONE, FLOP_ELEM, FLOP_MATMUL, FLOP_CONV = 0, 1, 2, 3
-_ELEM = {Op.ADD: 1, Op.MUL: 1, Op.GELU: 8, Op.RELU: 1, Op.BIAS_ADD: 1, Op.SOFTMAX: 5, Op.LAYERNORM: 8}
+_ELEM = {Op.ADD: 1, Op.MUL: 1, Op.GELU: 8, Op.RELU: 1, Op.BIAS_ADD: 1, Op.SOFTMAX: 5, Op.LAYERNORM: 8, Op.ROPE: 6,
+         Op.GLU: 5}  # FLOPs per output element, as the op table's (graph.OPS)
 
 
 class Flat(NamedTuple):

@@ -38,6 +38,16 @@ def _table(runs: dict[str, ServingTrace], summaries: dict[str, dict]) -> str:
                      f"preemptions {s['preemptions']}; goodput {s['goodput']['share']:.0%}")
         if s["load"]["overloaded"]:
             lines.append("  " + s["load"]["note"])
+        if tr.run.surge.active:  # the requests that arrived inside the surge window: what the drill is graded on
+            sg = tr.run.surge
+            window = (tr.requests.arrival_s >= sg.start_s) & (tr.requests.arrival_s < sg.end_s)
+            lines.append(_row(f"  surge {sg.start_s:g}-{sg.end_s:g} s x{sg.factor:g}", ttft_s(tr)[window],
+                              itl_s(tr, window)))
+            for k, t in enumerate(tr.run.tenants):
+                mine = window & (tr.requests.tenant == k)
+                lines.append(_row(f"    {t.name}", ttft_s(tr)[mine], itl_s(tr, mine)))
+            lines.append(f"    {s['surge']['requests']} requests in the window; the last finished "
+                         f"{s['surge']['drained_s']:.1f} s after it")
     return "\n".join(lines)
 
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from workbench.serving.buckets import bucket_summary
-from workbench.serving.cost import ITEM, IterationCost
+from workbench.serving.cost import GRAPH_MAX_TOKENS, HEAD_KERNELS, ITEM, IterationCost
 from workbench.serving.workload import draw
 
 if TYPE_CHECKING:
@@ -48,7 +48,7 @@ def simulate_compiled(run: ServingRun, path: str = "auto") -> ServingTrace:
 
     run_tokens = kernel("run_tokens", path)
 
-    req = draw(run.tenants, run.requests, run.seed)
+    req = draw(run.tenants, run.requests, run.seed, run.surge)
     cost = IterationCost.of_run(run)
     cfg, kv, hw, model, buckets = run.scheduler, run.kv, run.hardware, run.model, run.buckets
     n = len(req.arrival_s)
@@ -61,12 +61,18 @@ def simulate_compiled(run: ServingRun, path: str = "auto") -> ServingTrace:
     pi[K.P_NSIZES0], pi[K.P_RECOMPILE] = len(buckets.sizes), buckets.out_of_envelope == "recompile"
     pi[K.P_LIMIT], pi[K.P_SHARED], pi[K.P_PARTS] = buckets.recompile_limit, hw.cores > 1, 3 * hw.cores + 1
     pi[K.P_D], pi[K.P_ITEM], pi[K.P_LAYERS] = model.d_model, ITEM, model.layers
+    pi[K.P_NK0], pi[K.P_NK1] = cost.kernels_per_layer(False), cost.kernels_per_layer(True)
+    pi[K.P_HEADK], pi[K.P_GRAPHS], pi[K.P_VOCAB] = HEAD_KERNELS if model.vocab else 0, cost.cuda_graphs, model.vocab > 0
+    pi[K.P_GRAPH_TOKENS] = GRAPH_MAX_TOKENS
     pf = np.zeros(K.N_PF, f8)
     pf[K.F_BLOCK_BYTES] = kv.block_size * cost.kv_bytes_per_token()
     pf[K.F_SWAP_BW], pf[K.F_PAUSE] = kv.swap_bandwidth_bytes_per_s, buckets.recompile_pause_s
-    d = model.d_model
-    pf[K.F_ATT], pf[K.F_PEAK] = 4.0 * d, hw.cores * hw.peak_flops_per_core
-    pf[K.F_KV], pf[K.F_BW], pf[K.F_LAUNCH] = 2.0 * d * ITEM, hw.hbm_bandwidth_bytes_per_s, hw.launch_s
+    pf[K.F_ATT], pf[K.F_PEAK] = 4.0 * model.d_model, hw.cores * hw.peak_flops_per_core
+    pf[K.F_KV], pf[K.F_BW], pf[K.F_LAUNCH] = 2.0 * model.kv_width * ITEM, hw.hbm_bandwidth_bytes_per_s, hw.launch_s
+    law = cost.law
+    pf[K.F_T0], pf[K.F_ETA_C], pf[K.F_ETA_M], pf[K.F_BLEND] = (law.gemm_fixed_s, law.gemm_compute, law.gemm_memory,
+                                                               law.blend)
+    pf[K.F_EW_T0], pf[K.F_ETA_EW] = law.elementwise_fixed_s, law.elementwise_memory
     offset = np.concatenate([[0], np.cumsum(req.output)]).astype(i8)
     q = np.zeros((K.N_Q, n), i8)
     rank = np.unique(req.priority, return_inverse=True)[1].ravel() if cfg.policy == "priority" else np.zeros(n, i8)
@@ -81,10 +87,15 @@ def simulate_compiled(run: ServingRun, path: str = "auto") -> ServingTrace:
     sizes[:len(buckets.sizes)] = buckets.sizes
     si[K.S_NSIZES] = len(buckets.sizes)
     top = max(cfg.max_num_batched_tokens, cfg.max_num_seqs, *buckets.sizes, 1)
-    dense = np.full((2, 2 * top + 2), np.nan)  # (generic, rows) -> s: rows <= the next power of two of any iteration
+    # (generic, rows) -> s: rows <= the next power of two of any iteration; row D_HEAD: the LM head by sequences
+    dense = np.full((3, 2 * top + 2), np.nan)
     for (r, gen), s in cost._dense.items():  # noqa: SLF001 - what this process has already priced
         if r < dense.shape[1]:
             dense[int(gen), r] = s
+    dense[K.D_HEAD] = 0.0
+    if model.vocab:
+        for seqs in range(min(cfg.max_num_seqs, n) + 1):  # an iteration holds at most this many sequences
+            dense[K.D_HEAD, seqs] = cost.head_seconds(seqs)
     rows = np.zeros((max(1024, n * 4), 10), f8)
     queues = [np.zeros(n, i8) for _ in range(5)]  # running, waiting, swapped, snapshot, decodes
     pre = np.zeros((2, n), i8)

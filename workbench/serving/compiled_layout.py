@@ -16,9 +16,12 @@ WAITING, PREFILL, DECODE, SWAPPED, FINISHED = 0, 1, 2, 3, 4
 PREFILL_FIRST, CHUNKED, REQUEST = 0, 1, 2
 # integer parameters pi[...]
 P_N, P_MODE, P_TOKENS, P_SEQS, P_BS, P_TOTAL, P_WATER, P_SWAP, P_NSIZES0, P_RECOMPILE, P_LIMIT, P_SHARED, \
-    P_PARTS, P_D, P_ITEM, P_LAYERS, N_PI = range(17)
-# float parameters pf[...]
-F_BLOCK_BYTES, F_SWAP_BW, F_PAUSE, F_ATT, F_PEAK, F_KV, F_BW, F_LAUNCH, N_PF = range(9)
+    P_PARTS, P_D, P_ITEM, P_LAYERS, P_NK0, P_NK1, P_HEADK, P_GRAPHS, P_VOCAB, P_GRAPH_TOKENS, N_PI = range(23)
+# float parameters pf[...]: the run's, then the efficiency law's (serving.efficiency.EfficiencyLaw)
+F_BLOCK_BYTES, F_SWAP_BW, F_PAUSE, F_ATT, F_PEAK, F_KV, F_BW, F_LAUNCH, F_T0, F_ETA_C, F_ETA_M, F_BLEND, \
+    F_EW_T0, F_ETA_EW, N_PF = range(15)
+# rows of the dense-cost table: one layer's dense kernels (specialised, generic) by row count; the head by sequences
+D_SPEC, D_GENERIC, D_HEAD = 0, 1, 2
 # integer state si[...]
 S_NXT, S_DONE, S_USED, S_NWAIT, S_NSWAP, S_NRUN, S_NROWS, S_PENDING, S_NEED_ROWS, S_NEED_GEN, S_NDEC, S_NPRE, \
     S_PREEMPTED, S_NSIZES, S_RECOMPILES, S_HIT, S_PADDED, S_FALLBACK, S_RECOMPILED, S_PAD_TOKENS, S_ROWS, S_GEN, \

@@ -66,6 +66,38 @@ def _place(pi, pf, si, sizes, tokens):
     return tokens, 1, 0.0
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def _attention(pf, c, m):
+    """EfficiencyLaw.gemm_seconds(c, m, 0.0), the same float operations in the same order."""
+    c = c * (1.0 + 0.0) / pf[L.F_ETA_C]
+    m = m / pf[L.F_ETA_M]
+    if pf[L.F_BLEND] <= 0.0:
+        return pf[L.F_T0] + max(c, m)
+    n = pf[L.F_BLEND]
+    top = max(c, m)
+    if top <= 0.0:
+        return pf[L.F_T0]
+    return pf[L.F_T0] + top * ((c / top) ** n + (m / top) ** n) ** (1.0 / n)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _price(pi, pf, dense, s, gen, total, seqs, keys, cached):
+    """IterationCost.pricer()'s seconds: every layer's dense kernels (``s``), all-reduces and paged attention,
+    the embedding and the LM head, then the launches."""
+    if total <= 0:
+        return 0.0
+    bw, d = pf[L.F_BW], pi[L.P_D]
+    reduce = 2 * (pi[L.P_PARTS] * total * d * pi[L.P_ITEM] / bw) if pi[L.P_SHARED] else 0.0
+    att = _attention(pf, pf[L.F_ATT] * keys / pf[L.F_PEAK], pf[L.F_KV] * (cached + total) / bw)
+    layer = s + reduce + att
+    embed = pf[L.F_EW_T0] + 2.0 * total * d * pi[L.P_ITEM] / bw / pf[L.F_ETA_EW] if pi[L.P_VOCAB] else 0.0
+    if pi[L.P_GRAPHS] and total <= pi[L.P_GRAPH_TOKENS]:
+        launches = 1
+    else:
+        launches = pi[L.P_LAYERS] * (pi[L.P_NK1] if gen else pi[L.P_NK0]) + pi[L.P_HEADK]
+    return pi[L.P_LAYERS] * layer + dense[L.D_HEAD, seqs] + embed + launches * pf[L.F_LAUNCH]
+
+
 @njit(cache=True, _nrt=False)
 def run_tokens(pi, pf, si, sf, q, g, token_s, run, wait, swap, snap, dec, pre, sizes, dense, rows):
     """Run until every request is done (``DONE``) or Python must answer (``NEED_DENSE``, ``NEED_ROOM``)."""
@@ -85,12 +117,7 @@ def run_tokens(pi, pf, si, sf, q, g, token_s, run, wait, swap, snap, dec, pre, s
             for x in range(npre):
                 prefill += pre[1, x]
             total = tokens + prefill
-            launch, bw, d = pf[L.F_LAUNCH], pf[L.F_BW], pi[L.P_D]
-            reduce = 2 * (launch + pi[L.P_PARTS] * total * d * pi[L.P_ITEM] / bw) if pi[L.P_SHARED] else 0.0
-            cached = float(si[L.S_CTX])
-            layer = s + reduce + max(pf[L.F_ATT] * sf[L.T_KEYS] / pf[L.F_PEAK], pf[L.F_KV] * (cached + total) / bw) \
-                + launch
-            price = pi[L.P_LAYERS] * layer if total > 0 else 0.0
+            price = _price(pi, pf, dense, s, gen, total, si[L.S_NDEC] + npre, sf[L.T_KEYS], float(si[L.S_CTX]))
             swap_s = sf[L.T_SWAP_BYTES] / pf[L.F_SWAP_BW]
             t_end = t + sf[L.T_PAUSE] + price + swap_s
             for x in range(npre):  # prefilled

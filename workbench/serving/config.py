@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
+
 from workbench.errors import check, check_one_of
 from workbench.limits import check_int_range, check_range
 
@@ -50,7 +52,8 @@ class SchedulerConfig:
 
 @dataclass(frozen=True)
 class KVConfig:
-    """The paged KV cache in HBM: ``blocks`` blocks of ``block_size`` tokens each.
+    """The paged KV cache in HBM: ``blocks`` blocks of ``block_size`` tokens each (``0``: as many as fit
+    ``gpu_memory_utilization`` of HBM beside the weights and activations, resolved by the run).
 
     A new sequence is admitted only if, after its prompt's blocks are taken, at least
     ``watermark`` of all blocks stay free (head-room for running decodes). When a decode
@@ -60,14 +63,16 @@ class KVConfig:
     """
 
     block_size: int = 16  # tokens per block
-    blocks: int = 4096
+    blocks: int = 4096  # 0 ("auto" in a scenario file): what fits gpu_memory_utilization of HBM
     watermark: float = 0.01  # share of blocks kept free when admitting a new sequence
     preemption: str = "recompute"
     swap_bandwidth_bytes_per_s: float = 32e9  # host link, each way (PCIe 4 x16 class; PCIe 5 x16 is ~64 GB/s)
+    gpu_memory_utilization: float = 0.9  # share of HBM weights, activations and an "auto" cache may take (vLLM's)
 
     def __post_init__(self) -> None:
         check_int_range("serving.kv.block_size", self.block_size, 1, 4096, "tokens per block")
-        check_int_range("serving.kv.blocks", self.blocks, 1, 1 << 26, "KV blocks")
+        check_int_range("serving.kv.blocks", self.blocks, 0, 1 << 26, 'KV blocks (0: "auto")')
+        check_range("serving.kv.gpu_memory_utilization", self.gpu_memory_utilization, 0.05, 1.0)
         check_range("serving.kv.watermark", self.watermark, 0.0, 0.5)
         check_one_of("serving.kv.preemption", self.preemption, PREEMPTION)
         check_range("serving.kv.swap_bandwidth_bytes_per_s", self.swap_bandwidth_bytes_per_s, 1e6, 1e15, "bytes/s")
@@ -114,20 +119,52 @@ class TokenBuckets:
 
 @dataclass(frozen=True)
 class Decoder:
-    """A decoder-only language model: ``layers`` pre-norm transformer blocks of ``d_model``."""
+    """A decoder-only language model as its published config describes it (Hugging Face ``config.json``):
+    ``layers`` (``num_hidden_layers``) pre-norm blocks of width ``d_model`` (``hidden_size``), ``heads``
+    (``num_attention_heads``) query heads and ``kv_heads`` (``num_key_value_heads``; 0: as many as ``heads``,
+    plain multi-head attention; fewer: grouped-query attention), an MLP of ``d_ff`` (``intermediate_size``),
+    gated (SwiGLU, three d_model x d_ff matrices: Llama, Mistral) or not (GELU: GPT-2), and a vocabulary of
+    ``vocab`` tokens (``vocab_size``; 0 leaves out the embedding lookup and the LM head)."""
 
     layers: int = 24
     d_model: int = 2048
     heads: int = 16
     d_ff: int = 8192
+    kv_heads: int = 0  # 0: as many as heads
+    gated_mlp: bool = False
+    vocab: int = 0
 
     def __post_init__(self) -> None:
         check_int_range("serving.model.layers", self.layers, 1, 512)
         check_int_range("serving.model.d_model", self.d_model, 16, 65536)
         check_int_range("serving.model.heads", self.heads, 1, 1024)
         check_int_range("serving.model.d_ff", self.d_ff, 16, 262144)
+        check_int_range("serving.model.kv_heads", self.kv_heads, 0, 1024)
+        check_int_range("serving.model.vocab", self.vocab, 0, 1 << 22)
+        check(isinstance(self.gated_mlp, bool), "serving.model.gated_mlp", self.gated_mlp, "must be true or false")
         check(self.d_model % self.heads == 0, "serving.model.heads", self.heads,
               f"must divide d_model ({self.d_model})")
+        if self.kv_heads == 0:
+            object.__setattr__(self, "kv_heads", self.heads)
+        check(self.heads % self.kv_heads == 0, "serving.model.kv_heads", self.kv_heads,
+              f"must divide heads ({self.heads}): each KV head serves a whole group of query heads")
+
+    @property
+    def head_dim(self) -> int:
+        """Width of one attention head."""
+        return self.d_model // self.heads
+
+    @property
+    def kv_width(self) -> int:
+        """Width of K (and of V) per token in one layer: ``kv_heads x head_dim``."""
+        return self.kv_heads * self.head_dim
+
+    @property
+    def parameters(self) -> int:
+        """Weights of the whole model (norm gains left out): attention, MLP, embedding and LM head."""
+        attention = self.d_model * (self.d_model + 2 * self.kv_width) + self.d_model * self.d_model
+        mlp = (3 if self.gated_mlp else 2) * self.d_model * self.d_ff + (0 if self.gated_mlp else self.d_ff)
+        return self.layers * (attention + mlp) + 2 * self.vocab * self.d_model
 
 
 @dataclass(frozen=True)
@@ -170,6 +207,38 @@ class LengthLaw:
         else:
             share = np.clip((t - self.drift_start_s) / (self.drift_end_s - self.drift_start_s), 0.0, 1.0)
         return self.median + share * (self.drift_to - self.median)
+
+
+@dataclass(frozen=True)
+class Surge:
+    """A bounded traffic surge: every tenant's arrival rate times ``factor`` from ``start_s`` to ``end_s`` (s of
+    arrival time), as normal before and after. ``factor = 1``: no surge."""
+
+    factor: float = 1.0
+    start_s: float = 0.0
+    end_s: float = 0.0
+
+    def __post_init__(self) -> None:
+        check_range("serving.surge.factor", self.factor, 1.0, 1000.0)
+        check_range("serving.surge.start_s", self.start_s, 0.0, 1e9, "s")
+        check_range("serving.surge.end_s", self.end_s, 0.0, 1e9, "s")
+        check(self.end_s >= self.start_s, "serving.surge.end_s", self.end_s, "must be >= start_s")
+
+    @property
+    def active(self) -> bool:
+        """Whether there is a surge at all."""
+        return self.factor > 1.0 and self.end_s > self.start_s
+
+    def warp(self, base_s: np.ndarray) -> np.ndarray:
+        """Arrival times of a Poisson stream of the normal rate (``base_s``) moved onto the surged clock: the
+        stream's cumulative intensity is inverted, so ``factor`` times as many arrivals fall in the window."""
+        if not self.active:
+            return base_s
+        span = self.end_s - self.start_s
+        inside = self.start_s + (base_s - self.start_s) / self.factor
+        after = base_s - (self.factor - 1.0) * span
+        return np.where(base_s <= self.start_s, base_s,
+                        np.where(base_s <= self.start_s + self.factor * span, inside, after))
 
 
 @dataclass(frozen=True)

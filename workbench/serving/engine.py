@@ -10,17 +10,19 @@ times, every token's emission time, and one row per iteration.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
 
 from workbench import aot
-from workbench.errors import ConfigError
+from workbench.errors import ConfigError, check, check_one_of
 from workbench.hardware import Hardware
 from workbench.limits import check_int_range
 from workbench.serving.buckets import BucketState
-from workbench.serving.config import Decoder, KVConfig, SchedulerConfig, Tenant, TokenBuckets
-from workbench.serving.cost import IterationCost, causal_keys
+from workbench.serving.config import Decoder, KVConfig, SchedulerConfig, Surge, Tenant, TokenBuckets
+from workbench.serving.cost import ITEM, IterationCost, causal_keys
+from workbench.serving.efficiency import LAWS
 from workbench.serving.scheduler import scheduler_for
 from workbench.serving.state import ServingState
 from workbench.serving.workload import TokenRequests, draw
@@ -40,9 +42,16 @@ class ServingRun:
     model: Decoder = Decoder()
     hardware: Hardware = Hardware()
     buckets: TokenBuckets = TokenBuckets()
+    efficiency: str = "fitted"  # fitted: kernels at the measured share of peak (serving.efficiency); ideal: roofline
+    cuda_graphs: bool = True  # iterations of at most 512 tokens replay a captured graph (one launch per iteration)
+    surge: Surge = Surge()  # a bounded window in which every tenant's rate is multiplied
 
     def __post_init__(self) -> None:
         check_int_range("requests", self.requests, 1, MAX_TOKEN_REQUESTS, "a run's token columns stay in memory")
+        check_one_of("serving.efficiency", self.efficiency, tuple(LAWS))
+        check(isinstance(self.cuda_graphs, bool), "serving.cuda_graphs", self.cuda_graphs, "must be true or false")
+        if self.kv.blocks == 0:  # "auto": what fits beside the weights and activations
+            object.__setattr__(self, "kv", dataclasses.replace(self.kv, blocks=auto_blocks(self)))
 
 
 @dataclass(frozen=True)
@@ -70,9 +79,54 @@ class ServingTrace:
     buckets: dict  # iterations by plan outcome (exact, padded, fallback), padding share, recompiles
 
 
+def activation_bytes(run: ServingRun) -> float:
+    """Peak activation memory of one iteration (bytes), as vLLM profiles it with a dummy forward pass at the
+    token budget: every token's widest live rows of one layer (the residual stream, QKV, the MLP's hidden
+    rows, gate and up side by side when gated) and the fp32 logits of every sequence."""
+    m, cfg = run.model, run.scheduler
+    hidden = (2 if m.gated_mlp else 1) * m.d_ff + m.d_ff
+    rows = 2 * m.d_model + (m.d_model + 2 * m.kv_width) + hidden
+    return float(cfg.max_num_batched_tokens * rows * ITEM + cfg.max_num_seqs * m.vocab * 4)
+
+
+def kv_budget_bytes(run: ServingRun, share: float = 1.0) -> float:
+    """HBM left for the KV cache: ``share`` of the capacity minus the weights and the peak activations."""
+    cost = IterationCost.of_run(run)
+    return run.hardware.hbm_capacity_bytes * share - cost.weight_bytes - activation_bytes(run)
+
+
+def auto_blocks(run: ServingRun) -> int:
+    """KV blocks that fit ``gpu_memory_utilization`` of HBM beside the weights and activations (vLLM's sizing)."""
+    block = run.kv.block_size * kv_bytes_per_token_of(run)
+    budget = kv_budget_bytes(run, run.kv.gpu_memory_utilization)
+    if budget < block:
+        raise ConfigError("serving.kv.blocks", "auto",
+                          f"no room for a KV block: {run.kv.gpu_memory_utilization:.0%} of "
+                          f"{run.hardware.hbm_capacity_bytes / 2**30:.1f} GiB of HBM holds less than the weights "
+                          f"({IterationCost.of_run(run).weight_bytes / 2**30:.2f} GiB) and the activations "
+                          f"({activation_bytes(run) / 2**30:.2f} GiB) plus one block")
+    return min(int(budget // block), 1 << 26)
+
+
+def kv_bytes_per_token_of(run: ServingRun) -> float:
+    """K and V of one token across all layers of the run's model (bytes)."""
+    return IterationCost.of_run(run).kv_bytes_per_token()
+
+
 def check_run(run: ServingRun) -> None:
-    """Refuse a run that could never finish: a sequence the KV cache or the token budget can never hold."""
+    """Refuse a run that could never finish (a sequence the KV cache or the token budget can never hold) or
+    never fit (a KV cache bigger than HBM leaves beside the weights and activations)."""
     kv, cfg = run.kv, run.scheduler
+    cache = kv.blocks * kv.block_size * kv_bytes_per_token_of(run)
+    room = kv_budget_bytes(run)
+    if cache > room:
+        cost = IterationCost.of_run(run)
+        raise ConfigError("serving.kv.blocks", kv.blocks,
+                          f"{kv.blocks:,} blocks of {kv.block_size} tokens need {cache / 2**30:.2f} GiB, but "
+                          f"{run.hardware.hbm_capacity_bytes / 2**30:.1f} GiB of HBM holds "
+                          f"{max(room, 0) / 2**30:.2f} GiB beside the weights ({cost.weight_bytes / 2**30:.2f} GiB) "
+                          f"and the activations ({activation_bytes(run) / 2**30:.2f} GiB); use fewer or "
+                          'blocks = "auto"')
     longest = max(t.prompt.max + t.output.max for t in run.tenants)
     room = kv.blocks - int(kv.watermark * kv.blocks)
     if kv.blocks_for(longest) > room:
@@ -115,7 +169,7 @@ def simulate_tokens(run: ServingRun, loop: str = "auto") -> ServingTrace:
 
 def _simulate_python(run: ServingRun) -> ServingTrace:
     """The readable loop: iterations one after another, the scheduler's batch, its price, its tokens."""
-    req = draw(run.tenants, run.requests, run.seed)
+    req = draw(run.tenants, run.requests, run.seed, run.surge)
     cost = IterationCost.of_run(run)
     state = ServingState(req, run.kv, run.scheduler.policy, cost.kv_bytes_per_token())
     sched = scheduler_for(run.scheduler)
@@ -152,7 +206,8 @@ def _simulate_python(run: ServingRun) -> ServingTrace:
         swap_s = state.swap_bytes / swap_bw
         running = len(state.running)
         rows_priced, generic, pause = place(tokens + prefill)
-        t_end = t + pause + price(tokens + prefill, keys, float(ctx), rows_priced, generic) + swap_s
+        t_end = t + pause + price(tokens + prefill, keys, float(ctx), rows_priced, generic,
+                                  len(decodes) + len(prefills)) + swap_s
         for i, k in prefills:
             prefilled(i, k, t_end)
         decoded(decodes, t_end)

@@ -126,4 +126,20 @@ def summarize_tokens(tr: ServingTrace, ttft_slo_s: float = 1.0, tpot_slo_s: floa
                     "share": goodput(tr, ttft_slo_s, tpot_slo_s)},
         "tenants": per, "load": load_note(tr), "buckets": tr.buckets,
         "recompile_pause_s": float(tr.it_pause_s.sum()),
-    }
+    } | ({"surge": surge_window(tr)} if tr.run.surge.active else {})
+
+
+def surge_window(tr: ServingTrace) -> dict:
+    """The requests that arrived inside the surge window, per tenant and pooled: a figure that does not move with
+    the run's length (every such request's fate is set by what arrived up to its end, whatever comes later)."""
+    sg = tr.run.surge
+    arr = tr.requests.arrival_s
+    inside = (arr >= sg.start_s) & (arr < sg.end_s)
+    ft, tp = ttft_s(tr), tpot_s(tr)
+    per = {}
+    for k, t in enumerate(tr.run.tenants):
+        m = inside & (tr.requests.tenant == k)
+        per[t.name] = {"requests": int(m.sum()), "ttft_s": _pcts(ft[m]), "tpot_s": _pcts(tp[m & ~np.isnan(tp)])}
+    return {"factor": sg.factor, "start_s": sg.start_s, "end_s": sg.end_s, "requests": int(inside.sum()),
+            "ttft_s": _pcts(ft[inside]), "tenants": per,
+            "drained_s": float(tr.finish_s[inside].max() - sg.end_s) if inside.any() else 0.0}

@@ -13,21 +13,31 @@ A scenario whose ``[serving]`` table says ``mode = "token"`` is a token-level se
     policy = "fcfs"               # or "priority"
     batching = "continuous"       # or "request"
     chunked_prefill = false
+    efficiency = "fitted"         # or "ideal": kernels at the measured share of peak, or at the roofline
+    cuda_graphs = true            # iterations of at most 512 tokens replay a captured graph: one launch each
     [serving.kv]
     block_size = 16
-    blocks = 4096
+    blocks = 4096                 # or "auto": what fits gpu_memory_utilization of HBM beside weights and activations
+    gpu_memory_utilization = 0.9
     watermark = 0.01
     preemption = "recompute"      # or "swap"
     swap_bandwidth_bytes_per_s = 32e9
-    [serving.model]
-    layers = 24
-    d_model = 2048
-    heads = 16
-    d_ff = 8192
+    [serving.model]               # as the model's config.json says it
+    layers = 24                   # num_hidden_layers
+    d_model = 2048                # hidden_size
+    heads = 16                    # num_attention_heads
+    kv_heads = 16                 # num_key_value_heads (default: heads)
+    d_ff = 8192                   # intermediate_size
+    gated_mlp = false             # true for SwiGLU (Llama, Mistral)
+    vocab = 0                     # vocab_size (0: no embedding lookup or LM head)
     [serving.buckets]             # optional: the compiled plan (iteration sizes, fusion)
     sizes = [16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192]
     out_of_envelope = "fallback"  # or "recompile"
     fusion = "elementwise"        # or "none", "aggressive": how the layer's dense ops are fused
+    [serving.surge]               # optional: every tenant's rate x factor from start_s to end_s of arrival time
+    factor = 2.5
+    start_s = 10.0
+    end_s = 20.0
     [serving.slo]
     ttft_s = 1.0
     tpot_s = 0.05
@@ -43,13 +53,14 @@ Every key is checked; an error names the file, the dotted key and the value.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from workbench.errors import ConfigError
 from workbench.limits import MAX_STREAMS, check_count
-from workbench.serving.config import Decoder, KVConfig, LengthLaw, SchedulerConfig, Tenant, TokenBuckets
+from workbench.serving.config import Decoder, KVConfig, LengthLaw, SchedulerConfig, Surge, Tenant, TokenBuckets
 
 if TYPE_CHECKING:
     from workbench.serving.engine import ServingRun
@@ -77,6 +88,17 @@ def _length(t, name: str) -> LengthLaw:
         raise e.under(law.prefix) from None
 
 
+def _blocks(kvt) -> int:
+    """``blocks``: a count, or ``"auto"`` (0: what fits ``gpu_memory_utilization`` of HBM, resolved by the run)."""
+    value = kvt.data.get("blocks", KVConfig().blocks)
+    kvt.seen.add("blocks")
+    if value == "auto":
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigError(kvt.key("blocks"), value, 'must be a whole number of blocks (>= 1) or "auto"')
+    return value
+
+
 def parse_serving(data: dict[str, Any], source: str, hardware_of, table_of) -> ServingScenario:
     """A token-mode scenario from its parsed TOML (``hardware_of`` and ``table_of`` read the shared parts)."""
     from workbench.serving.engine import ServingRun, check_run  # token runs only (start-up of the others)
@@ -87,15 +109,18 @@ def parse_serving(data: dict[str, Any], source: str, hardware_of, table_of) -> S
         s.get("mode", "str")
         sched_fields = {"max_num_batched_tokens": "int", "max_num_seqs": "int", "policy": "str", "batching": "str",
                         "chunked_prefill": "bool"}
+        efficiency, graphs = s.get("efficiency", "str", "fitted"), s.get("cuda_graphs", "bool", True)
         d = SchedulerConfig()
         scheduler = SchedulerConfig(**{k: s.get(k, kind, getattr(d, k)) for k, kind in sched_fields.items()})
         kvt, dk = s.table("kv"), KVConfig()
-        kv = KVConfig(**{k: kvt.get(k, kind, getattr(dk, k)) for k, kind in (
-            ("block_size", "int"), ("blocks", "int"), ("watermark", "float"), ("preemption", "str"),
-            ("swap_bandwidth_bytes_per_s", "float"))})
+        kv = KVConfig(blocks=_blocks(kvt), **{k: kvt.get(k, kind, getattr(dk, k)) for k, kind in (
+            ("block_size", "int"), ("watermark", "float"), ("preemption", "str"),
+            ("swap_bandwidth_bytes_per_s", "float"), ("gpu_memory_utilization", "float"))})
         kvt.done()
-        mt, dm = s.table("model"), Decoder()
-        model = Decoder(**{k: mt.get(k, "int", getattr(dm, k)) for k in ("layers", "d_model", "heads", "d_ff")})
+        mt, dm = s.table("model"), {f.name: f.default for f in dataclasses.fields(Decoder)}
+        model = Decoder(**{k: mt.get(k, kind, dm[k]) for k, kind in (
+            ("layers", "int"), ("d_model", "int"), ("heads", "int"), ("d_ff", "int"), ("kv_heads", "int"),
+            ("gated_mlp", "bool"), ("vocab", "int"))})
         mt.done()
         bt, db = s.table("buckets"), TokenBuckets()
         sizes = tuple(bt.numbers("sizes", "int")) if "sizes" in bt.data else ()
@@ -103,6 +128,9 @@ def parse_serving(data: dict[str, Any], source: str, hardware_of, table_of) -> S
             ("out_of_envelope", "str"), ("generic_slowdown", "float"), ("recompile_pause_s", "float"),
             ("recompile_limit", "int"), ("fusion", "str"))})
         bt.done()
+        st, ds = s.table("surge"), Surge()
+        surge = Surge(**{k: st.get(k, "float", getattr(ds, k)) for k in ("factor", "start_s", "end_s")})
+        st.done()
         slo = s.table("slo")
         ttft, tpot = slo.get("ttft_s", "float", 1.0), slo.get("tpot_s", "float", 0.05)
         slo.done()
@@ -121,7 +149,8 @@ def parse_serving(data: dict[str, Any], source: str, hardware_of, table_of) -> S
         s.done()
         run = ServingRun(tenants=tuple(tenants), requests=top.get("requests", "int", 2000),
                          seed=top.get("seed", "int", 0), scheduler=scheduler, kv=kv, model=model, buckets=buckets,
-                         hardware=hardware_of(top.table("hardware")))
+                         hardware=hardware_of(top.table("hardware")), efficiency=efficiency, cuda_graphs=graphs,
+                         surge=surge)
         sc = ServingScenario(run, ttft, tpot, top.get("name", "str", Path(source).stem),
                              top.get("description", "str", ""))
         top.done()

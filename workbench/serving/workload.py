@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from workbench.serving.config import LengthLaw, Tenant
+from workbench.serving.config import LengthLaw, Surge, Tenant
 
 
 @dataclass(frozen=True)
@@ -27,18 +27,27 @@ def lengths(rng: np.random.Generator, law: LengthLaw, n: int, arrival_s: np.ndar
     return np.clip(np.rint(x), 1, law.max).astype(np.int64)
 
 
-def draw(tenants: tuple[Tenant, ...], n: int, seed: int) -> TokenRequests:
-    """``n`` requests from the tenants' merged Poisson streams (each request's tenant drawn by rate share)."""
-    rng = np.random.default_rng(seed)
+NO_SURGE = Surge()
+
+
+def draw(tenants: tuple[Tenant, ...], n: int, seed: int, surge: Surge = NO_SURGE) -> TokenRequests:
+    """``n`` requests from the tenants' merged Poisson streams (each request's tenant drawn by rate share), every
+    rate multiplied during a ``surge`` window (the same draws, the arrival clock warped: no surge, no change).
+
+    Each quantity draws from its own child stream of ``seed`` (arrival gaps, tenants, and every tenant's prompt and
+    output lengths), so request ``i`` is the same in a run of any length: a longer run only adds requests after it.
+    """
+    arrivals, choice, *per_tenant = (np.random.default_rng(s)
+                                     for s in np.random.SeedSequence(seed).spawn(2 + 2 * len(tenants)))
     rates = np.array([t.rate for t in tenants])
-    arrival = np.cumsum(rng.exponential(1.0 / rates.sum(), n))
-    tenant = rng.choice(len(tenants), size=n, p=rates / rates.sum()).astype(np.int32)
+    arrival = surge.warp(np.cumsum(arrivals.exponential(1.0 / rates.sum(), n)))
+    tenant = choice.choice(len(tenants), size=n, p=rates / rates.sum()).astype(np.int32)
     prompt = np.empty(n, dtype=np.int64)
     output = np.empty(n, dtype=np.int64)
     for k, t in enumerate(tenants):
         mine = tenant == k
         m = int(mine.sum())
-        prompt[mine] = lengths(rng, t.prompt, m, arrival[mine])
-        output[mine] = lengths(rng, t.output, m, arrival[mine])
+        prompt[mine] = lengths(per_tenant[2 * k], t.prompt, m, arrival[mine])
+        output[mine] = lengths(per_tenant[2 * k + 1], t.output, m, arrival[mine])
     priority = np.array([t.priority for t in tenants], dtype=np.int32)[tenant]
     return TokenRequests(arrival, tenant, prompt, output, priority)
