@@ -52,7 +52,7 @@ def test_padded_share():
     before = panel.values()
     assert ck.padded_share(panel, ...) == NOT_ANSWERED
     assert ck.padded_share(panel, lognormal_share(129, 255, 272, 0.4) + lognormal_share(1, 63, 272, 0.4)) == "right"
-    assert ck.padded_share(panel, 0.595).startswith("not yet:")  # section 5's printed share at median 200
+    assert ck.padded_share(panel, 0.595).startswith("not yet:")  # section 4's printed share at median 200
     assert ck.padded_share(panel, lognormal_share(513, 4096, 272, 0.4)).startswith("not yet:")
     assert panel.values() == before
 

@@ -78,7 +78,7 @@ PAD_MEDIAN, SLICE_MEDIAN = 272, 288  # 01, exercises 1 and 4: medians the chapte
 
 def padded_share(panel, share: Any) -> str:
     """01, exercise 1: the share of measured requests ``pad`` pads with the gap envelope at median 272, spread 0.4
-    (section 5 prints the share at median 200; this one the learner computes)."""
+    (section 4 prints the share at median 200; this one the learner computes)."""
     def test() -> bool:
         s = _run(panel, median=PAD_MEDIAN, sigma=0.4, drift_to=PAD_MEDIAN, envelope="gap: 64-128, 256-512",
                  policy="pad")
@@ -103,7 +103,7 @@ def envelope_for_median_600(panel, policy: Any, envelope: Any) -> str:
 
     return _verdict((policy, envelope), "a policy and an envelope from the panel's lists", test,
                     "reject and pad refuse the lengths past the largest bucket, and the generic fallback runs "
-                    "1.8x slower than a specialised kernel: either cover the lengths with buckets or let each "
+                    "nearly 2x slower than a specialised kernel: either cover the lengths with buckets or let each "
                     "new shape get one")
 
 
