@@ -73,10 +73,10 @@ def test_missing_element(fusion_drill):
 
 
 def test_regressed_p95(fusion_drill):
-    assert ck.regressed_p95_ms(fusion_drill, 5.34) == "right"
-    assert "baseline" in ck.regressed_p95_ms(fusion_drill, 3.07)  # the healthy run
-    assert "mean" in ck.regressed_p95_ms(fusion_drill, 2.03)  # the mean hides the tail
-    assert "p99" in ck.regressed_p95_ms(fusion_drill, 9.18)
+    assert ck.regressed_p95_ms(fusion_drill, 4.80) == "right"  # aggressive fusion on 8 cores, 2 MiB SRAM: p95 4.80 ms
+    assert "baseline" in ck.regressed_p95_ms(fusion_drill, 3.88)  # the healthy run (elementwise)
+    assert "mean" in ck.regressed_p95_ms(fusion_drill, 2.36)  # the mean hides the tail
+    assert "p99" in ck.regressed_p95_ms(fusion_drill, 7.22)
     assert ck.regressed_p95_ms(fusion_drill, "slow").startswith("expected")
 
 
@@ -86,6 +86,20 @@ def test_owner_sentence(fusion_drill):
     assert ck.owner_sentence(fusion_drill, "I'd own the rollout myself.") == "right"
     assert "accountable" in ck.owner_sentence(fusion_drill, "Owner: the team should look at it.")
     assert ck.owner_sentence(fusion_drill, 5).startswith("expected")
+
+
+def test_the_answers_quote_the_drills_evidence(fusion_drill):
+    """PARTIAL_ANSWER (and EXERCISE_ANSWER, built from it) quote the drill's own runs and chip, not older figures."""
+    from workbench.grading.drills import drill_scenarios
+    from workbench.grading.practice import prepare
+
+    s = prepare(fusion_drill).summaries
+    hw = drill_scenarios(fusion_drill)[1].hardware
+    p95 = f"p95 went from {s['base']['latency_s']['p95'] * 1e3:.1f} ms to {s['reg']['latency_s']['p95'] * 1e3:.1f} ms"
+    for text in (ck.PARTIAL_ANSWER, ck.EXERCISE_ANSWER):
+        assert p95 in text and f"on {hw.cores} cores" in text
+        assert f"{hw.sram_bytes_per_core / 2**20:.0f} MiB SRAM" in text and "128 rows" in text
+        assert "score matrix" not in text  # attention is a tiled FlashAttention kernel in both plans
 
 
 def test_strong_answer_exercise_of_chapter_07(fusion_drill):

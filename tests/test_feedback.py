@@ -9,10 +9,12 @@ import sys
 
 import pytest
 
+from workbench.analysis.metrics import summarize
 from workbench.errors import ConfigError
 from workbench.feedback.actions import Action, fit_buckets
 from workbench.feedback.guard import Effect, closed_loop, guard
 from workbench.feedback.sweep import grid, sweep
+from workbench.pipeline import run_scenario
 from workbench.scenario import load_scenario
 
 
@@ -38,7 +40,16 @@ def test_fusion_scenario_lowers_fusion_and_p95_improves():
     fusion = [r for r in loop.results if r.action.kind == "fusion"]
     assert fusion and fusion[0].action.change == "fusion: aggressive -> elementwise"
     assert "spill" in fusion[0].action.reason and fusion[0].verdict.accepted
-    assert fusion[0].effect.p95_s < 0.8 * loop.before.p95_s
+    # one level down is elementwise, the drill's healthy plan: the action's run is that plan's run on the same seed, so
+    # it gives back exactly what aggressive fusion cost (p95 x1.24 at 3,000 req/s): p95 4.8 -> 3.9 ms, about 19 %
+    # lower, no more; the gain grows into the tail (p50 about 11 %, p99 about 28 %: 7.2 -> 5.2 ms)
+    sc = loop.scenario
+    elementwise = dataclasses.replace(sc, model=dataclasses.replace(sc.model, fusion="elementwise"))
+    healthy = summarize(run_scenario(elementwise))["latency_s"]
+    effect, before = fusion[0].effect, loop.before
+    assert (effect.p50_s, effect.p95_s, effect.p99_s) == (healthy["p50"], healthy["p95"], healthy["p99"])
+    assert 0.78 * before.p95_s < effect.p95_s < 0.85 * before.p95_s and effect.p99_s < 0.75 * before.p99_s
+    assert effect.p50_s / before.p50_s > effect.p95_s / before.p95_s > effect.p99_s / before.p99_s
     assert "fusion" in loop.final_actions
 
 

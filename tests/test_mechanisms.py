@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 
 from workbench.analysis.metrics import summarize
-from workbench.analysis.region import Point, monotonicity, sweep_line
+from workbench.analysis.region import Point, equal_rate, monotonicity, sweep_line
 from workbench.config import ShapeDist, Stream
 from workbench.errors import ConfigError
 from workbench.pipeline import run_scenario
@@ -110,6 +110,15 @@ def test_fusion_case_holds_in_a_region_and_moves_the_physical_way():
     mono = monotonicity(results)
     assert all(m["wrong_flips"] == 0 for m in mono.values())
     assert mono["load"]["wrong_ratio"] == 0
+
+
+def test_at_one_request_rate_no_plan_gets_slower_with_more_sram_or_bandwidth():
+    # the shipped point's line, each plan at the tightest chip's rate: p95 never rises along either axis
+    r = equal_rate(Point(cores=8, d_model=2048, seq=512, peak_tflops=100.0, load=0.8), (1, 2, 4), (0.4, 0.8, 1.6),
+                   requests=2000)
+    assert r["rises"] == []
+    p95 = r["p95"]["aggressive"]
+    assert p95[0][0] > 3 * p95[-1][-1]  # and the range is wide: 1 MiB at 0.4 TB/s against 4 MiB at 1.6 TB/s
 
 
 def test_prediction_error_splits_into_shape_and_contention():

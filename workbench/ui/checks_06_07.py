@@ -90,13 +90,18 @@ def refused_action(panel, kind: Any, stream: Any) -> str:
     return _with_hint(_verdict((kind, stream), "an action kind and a stream name", test, ""), hint)
 
 
-# 07: an answer to ``fusion-memory-bursts`` complete but for one core element (exercises 2 and 4 read it)
-PARTIAL_ANSWER = """Workload: the transformer block at production load on 4 cores; p95 went from 3.1 ms to 5.3 ms \
+# 07: an answer to ``fusion-memory-bursts`` complete but for one core element (exercises 2 and 4 read it). Its numbers
+# are the drill's evidence (tests/test_checks_06_07.py checks them): aggressive fusion's attention chain (attention,
+# output projection, residual) keeps whole rows beside the staged projection weights, so its tile shrinks to 128 rows
+# in 2 MiB of SRAM and it re-reads the 8 MiB projection and K and V per tile; eight cores contend for the one HBM
+PARTIAL_ANSWER = """Workload: the transformer block at production load on 8 cores; p95 went from 3.9 ms to 4.8 ms \
 after aggressive fusion shipped.
-Mechanism: the fused attention kernel keeps the whole score matrix on chip; that working set overflows the 4 MiB SRAM \
-and spills to HBM, and under load the four cores contend for the shared bandwidth, which stretches the tail.
-Proof: the closed-loop mapping report at the same seed, with per-kernel spill bytes and memory contention as the \
-largest tail driver.
+Mechanism: the fused attention kernel now also holds the output projection and the residual, whose whole rows sit \
+beside the staged projection weights; in the 2 MiB SRAM that shrinks its tile to 128 rows, so it re-reads the 8 MiB \
+projection and K and V from HBM once per tile, and under load the eight cores contend for the shared bandwidth, \
+which stretches the tail.
+Proof: the closed-loop mapping report at the same seed, with per-kernel tile sizes and HBM bytes and memory \
+contention's share of the tail drivers.
 Fix: lower fusion to elementwise for this model.
 Owner: the ML compiler team.
 Rollback: we can always revert it."""
