@@ -9,13 +9,14 @@ from the library:
 
 * a kernel reads its inputs once, K and V once per query tile, writes its outputs once, and
   reads its weights once (held in SRAM) or once per row tile (streamed);
-* a tile holds, per row: a whole row of each row tensor it reads or makes, one head's slice of a
+* a tile holds, per row: a whole row of each row tensor it reads or makes (an input from HBM from its first
+  reader on: a residual added by the epilogue is loaded there), one head's slice of a
   per-head tensor, one ``128``-column output tile of a matmul output nothing inside reduces over
   (and of its epilogues), a ``256``-column block of a down-projection's streamed input, a
   ``128``-key block of one head's scores (flash), a whole row of scores of one head when they cross
   HBM; and whatever the tile: a ``128``-key block of K and of V, a whole ``s x s`` score matrix of
-  one head (naive, in the kernel that runs the softmax), a staged weight block (``2 x 128`` columns
-  of an up-projection, ``2 x 128`` rows of a down-projection) or every weight (held);
+  one head (naive, in the kernel that runs the softmax), and the weights: every weight if held, or, at
+  the matmul that streams it only, its two staged ``128 x 128`` tiles (64 KiB);
 * overflow past SRAM: its tile-independent part is written once per sequence and read back once
   per query tile, the rest goes out and back once per tile, each per head inside the head loop;
   spilled bytes count double (half the streaming bandwidth);
@@ -24,7 +25,7 @@ from the library:
 The table gives, per kernel, the working set at its peak op as (bytes per tile row, fixed bytes,
 whether that op is inside the head loop); reads, K/V bytes, writes and weights follow from the
 shapes. The aggressive plan's last kernel (the MLP's GEMM chain) is the one the fusion case is
-about: its d_ff-wide intermediate makes a 12 KiB row, 6 times the elementwise kernels'.
+about: its d_ff-wide intermediate makes a 12 KiB row, 5 times the elementwise MLP kernels'.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ HW = Hardware(cores=4, peak_flops_per_core=50e12, sram_bytes_per_core=4 * MIB, h
               launch_s=10e-6, mma_rows=16)
 G = transformer_block(D, H)
 W_QKV, W_O, W_UP, W_DOWN = D * 3 * D * E, D * D * E, (D * F + F) * E, F * D * E
-STAGE = 2 * 128 * D * E  # every staged block here is 2 x 128 x 1024 bf16 (d_model is the narrow side)
+STAGE = 2 * 128 * 128 * E  # a streamed weight's two staged 128 x 128 tiles, at the matmul that reads it
 
 
 def flops(s: int) -> dict[str, float]:
@@ -77,15 +78,16 @@ def kernels(s: int, plan: str):
             # at the scores: one head's q row (128 B), a block of scores (256 B), a key block of K and of V; at the
             # merge (outside the head loop) the merged row, 2 KiB: the larger at 512 rows
             ("scores", Tiling(512, "stationary"), r["q"], r["k"] + r["v"], r["merge"], 0, (2 * KIB, 0, False)),
-            # w_o (2 MiB) held; the merged row, x's row (the residual) and a 128-column tile of attn_out
+            # w_o (2 MiB) held; the merged row and a 128-column tile of attn_out at the matmul (x, the residual, is
+            # loaded by the epilogue, block by block, after it)
             ("attn_out", Tiling(256, "stationary"), r["merge"] + r["x"], 0, r["residual1"], W_O,
-             (4 * KIB + 256, 0, False)),
+             (2 * KIB + 256, 0, False)),
             ("ln2", Tiling(128, "stationary"), r["residual1"], 0, r["ln2"], 0, (D * E, 0, False)),
             ("up", Tiling(256, "streamed"), r["ln2"], 0, r["gelu"], W_UP, (2 * KIB + 256, 0, False)),
             # the down-projection streams its d_ff-wide input in 256-column blocks (512 B) and accumulates its
-            # 2 KiB output row beside the residual's 2 KiB row; its weight stages 2 x 128 rows
+            # 2 KiB output row; its weight stages 2 x 128 rows; the residual comes in with the epilogue
             ("down", Tiling(512, "streamed"), r["gelu"] + r["residual1"], 0, r["residual2"], W_DOWN,
-             (4 * KIB + 512, 0, False)),
+             (2 * KIB + 512, 0, False)),
         ]
     if plan == "elementwise/naive":
         flash = kernels(s, "elementwise/flash")
@@ -105,10 +107,12 @@ def kernels(s: int, plan: str):
         naive = plan.endswith("naive")
         return [
             ("ln1", Tiling(128, "streamed"), r["x"], 0, r["qkv"], W_QKV, (2 * KIB + 256, 0, False)),
-            # flash: the merged row, x's row and a tile of attn_out at the output projection, w_o held; naive: at the
-            # scores, one head's whole s x s matrix, a key block of K and of V, one head's q row (128 B), x's row
+            # flash: the merged row and a tile of attn_out at the output projection, w_o held (x, the residual, loaded
+            # by the epilogue); naive at 2048: at the scores, one head's whole s x s matrix, a key block of K (V is
+            # loaded by the context, after it) and one head's q row (128 B); at 512 that matrix (512 KiB) is smaller
+            # than the output projection's tile
             ("scores", Tiling(256, "stationary"), r["q"] + r["x"], r["k"] + r["v"], r["residual1"], W_O,
-             (DH * E + 2 * KIB, s * s * E + 2 * kv_block, True) if naive else (4 * KIB + 256, 0, False)),
+             (DH * E, s * s * E + kv_block, True) if naive and s == 2048 else (2 * KIB + 256, 0, False)),
             # the GEMM chain: the residual's row, ln2's row and the whole d_ff-wide intermediate (8 KiB)
             ("ln2", Tiling(256, "streamed"), r["residual1"], 0, r["residual2"], W_UP + W_DOWN,
              (12 * KIB, 0, False)),
@@ -195,7 +199,7 @@ def test_the_review_kernel_is_gone_and_the_chain_is_what_spills():
     tight = Hardware(cores=4, peak_flops_per_core=50e12, sram_bytes_per_core=2 * MIB,
                      hbm_bandwidth_bytes_per_s=0.8e12, launch_s=10e-6)
     chain = best_cost(G, ks[2], dims, tight)
-    # its 12 KiB row beside 512 KiB of staged weights: 128 rows would need 2 MiB; it spills or re-reads 16 MiB of
-    # weights once per tile of at most 64 rows
+    # its 12 KiB row: 128 rows would need 1.5 MiB, 256 rows 3 MiB; it spills or re-reads 16 MiB of weights once per
+    # small tile
     assert chain.spill_bytes > 0 or chain.tiling.tile_rows <= 64
     assert chain.bytes > 3 * (W_UP + W_DOWN)

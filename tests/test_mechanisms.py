@@ -64,7 +64,7 @@ def fused(sc, level, **kw):
 
 def test_aggressive_fusion_fewer_launches_lower_mean_at_low_load(fusion):
     low = {lvl: summarize(run_scenario(fused(fusion, lvl, requests=3000, streams=(
-        dataclasses.replace(fusion.streams[0], arrivals=dataclasses.replace(fusion.streams[0].arrivals, rate=150.0)),
+        dataclasses.replace(fusion.streams[0], arrivals=dataclasses.replace(fusion.streams[0].arrivals, rate=330.0)),
     )))) for lvl in ("none", "elementwise", "aggressive")}
     assert low["aggressive"]["launches_per_request"] < low["elementwise"]["launches_per_request"] \
         < low["none"]["launches_per_request"]
@@ -73,40 +73,41 @@ def test_aggressive_fusion_fewer_launches_lower_mean_at_low_load(fusion):
 
 
 def test_aggressive_fusion_spills_and_worsens_p95_under_load(fusion):
-    # the scenario's description: 18 % more HBM bytes and more spill per request, p95 up by about a quarter,
-    # memory contention 41 % of the tail against 16 %
+    # the scenario's description: 7 % more HBM bytes and ten times the spill per request, p95 up by about a
+    # quarter, memory contention 63 % of the tail against 47 %
     high = {lvl: run_scenario(fused(fusion, lvl, requests=20_000)) for lvl in ("elementwise", "aggressive")}
     agg, ew = (summarize(high[lvl]) for lvl in ("aggressive", "elementwise"))
     moved = {lvl: float((tr.batch_work_s * tr.batch_memory_share).sum()) / tr.completed.sum()
              for lvl, tr in high.items()}
-    assert 1.12 < moved["aggressive"] / moved["elementwise"] < 1.25
-    assert agg["spill_bytes_per_request"] > 1.2 * ew["spill_bytes_per_request"]
+    assert 1.03 < moved["aggressive"] / moved["elementwise"] < 1.12
+    assert agg["spill_bytes_per_request"] > 5 * ew["spill_bytes_per_request"]
     assert 1.15 < agg["latency_s"]["p95"] / ew["latency_s"]["p95"] < 1.4
-    assert agg["tail_drivers"]["memory_contention"] > 0.35 > 0.2 > ew["tail_drivers"]["memory_contention"]
+    assert agg["tail_drivers"]["memory_contention"] > 0.55 > ew["tail_drivers"]["memory_contention"] > 0.4
     assert not agg["load"]["overloaded"]
 
 
-def test_a_shorter_kernel_or_more_sram_removes_the_regression(fusion):
-    # capping kernels at 6 ops takes the residual add out of the attention kernel, whose tile then grows and
-    # stops re-reading the projection and K/V per 128 rows; with 4 MiB the chains' tiles fit
+def test_a_chain_cut_or_more_sram_removes_the_regression(fusion):
+    # capping kernels at 4 ops cuts the MLP chain at the down-projection; with 8 MiB its tile fits and aggressive
+    # wins; with 2 MiB it is far worse still
     def p95(**kw):
         model = {k: v for k, v in kw.items() if k != "sram"}
-        hw = dataclasses.replace(fusion.hardware, sram_bytes_per_core=kw.get("sram", 2) * 1024 * 1024)
+        hw = dataclasses.replace(fusion.hardware, sram_bytes_per_core=kw.get("sram", 4) * 1024 * 1024)
         sc = dataclasses.replace(fusion, requests=20_000, hardware=hw, model=dataclasses.replace(fusion.model, **model))
         return summarize(run_scenario(sc))["latency_s"]["p95"]
     agg, ew = p95(), p95(fusion="elementwise")
-    assert p95(max_depth=6) < ew < agg
-    assert p95(sram=4) < p95(sram=4, fusion="elementwise") < ew
+    assert ew < p95(max_depth=4) < agg
+    assert p95(sram=8) < p95(sram=8, fusion="elementwise") < ew
+    assert p95(sram=2) > 2 * p95(sram=2, fusion="elementwise")
 
 
 def test_fusion_case_holds_in_a_region_and_moves_the_physical_way():
-    # a 2 x 2 neighbourhood of the shipped point: the case holds at 2 MiB and not at 4 MiB, and more
+    # a 2 x 2 neighbourhood of the shipped point: the case holds at 4 MiB and not at 8 MiB, and more
     # load never makes the hungrier choice look better (bench_region.py maps the whole grid)
-    base = dict(hbm_tbps=0.8, cores=8, d_model=2048, seq=512, peak_tflops=100.0)
-    results = [r for sram in (2, 4) for r in sweep_line([Point(sram_mib=sram, load=ld, **base) for ld in (0.6, 0.8)],
-                                                         requests=3000)]
+    base = dict(hbm_tbps=0.4, cores=8, d_model=1024, seq=512, peak_tflops=100.0)
+    results = [r for sram in (4, 8) for r in sweep_line([Point(sram_mib=sram, load=ld, **base) for ld in (0.8, 0.95)],
+                                                         requests=4000)]
     holds = {(r["point"]["sram_mib"], r["point"]["load"]): r["holds"] for r in results}
-    assert holds[(2, 0.6)] and holds[(2, 0.8)] and not holds[(4, 0.8)]
+    assert holds[(4, 0.95)] and not holds[(8, 0.95)] and not holds[(8, 0.8)]
     mono = monotonicity(results)
     assert all(m["wrong_flips"] == 0 for m in mono.values())
     assert mono["load"]["wrong_ratio"] == 0
@@ -114,11 +115,11 @@ def test_fusion_case_holds_in_a_region_and_moves_the_physical_way():
 
 def test_at_one_request_rate_no_plan_gets_slower_with_more_sram_or_bandwidth():
     # the shipped point's line, each plan at the tightest chip's rate: p95 never rises along either axis
-    r = equal_rate(Point(cores=8, d_model=2048, seq=512, peak_tflops=100.0, load=0.8), (1, 2, 4), (0.4, 0.8, 1.6),
+    r = equal_rate(Point(cores=8, d_model=1024, seq=512, peak_tflops=100.0, load=0.8), (1, 2, 4), (0.4, 0.8, 1.6),
                    requests=2000)
     assert r["rises"] == []
     p95 = r["p95"]["aggressive"]
-    assert p95[0][0] > 3 * p95[-1][-1]  # and the range is wide: 1 MiB at 0.4 TB/s against 4 MiB at 1.6 TB/s
+    assert p95[0][0] > 1.3 * p95[-1][-1]  # and the range is real: 1 MiB at 0.4 TB/s against 4 MiB at 1.6 TB/s
 
 
 def test_prediction_error_splits_into_shape_and_contention():

@@ -12,16 +12,16 @@ from workbench.config import Batching
 from workbench.models import transformer_block
 from workbench.scenario import load_scenario
 
-HW = load_scenario("fusion_memory_bursts").hardware  # 100 TFLOP/s per core, 0.8 TB/s, 2 MiB SRAM
+HW = load_scenario("fusion_memory_bursts").hardware  # 100 TFLOP/s per core, 0.4 TB/s, 4 MiB SRAM
 G = transformer_block(1024, 16)
 BIG = {"batch": 8, "seq": 1024}
 
 
 def test_ridge_point_and_roof():
-    assert rl.ridge_point(HW) == pytest.approx(125.0)
-    assert rl.attainable_flops(2.0, HW) == pytest.approx(1.6e12)  # on the slanted roof
+    assert rl.ridge_point(HW) == pytest.approx(250.0)
+    assert rl.attainable_flops(2.0, HW) == pytest.approx(0.8e12)  # on the slanted roof
     assert rl.attainable_flops(1000.0, HW) == HW.peak_flops_per_core  # on the flat roof
-    assert rl.spill_seconds(0.4e12, HW) == pytest.approx(1.0)  # half the bandwidth
+    assert rl.spill_seconds(0.2e12, HW) == pytest.approx(1.0)  # half the bandwidth
 
 
 def test_layernorm_is_memory_bound_and_matmul_compute_bound():

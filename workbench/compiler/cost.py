@@ -16,8 +16,9 @@ tiled IO analysis of FlashAttention, Dao et al. 2022, and Rabe & Staats 2021):
   softmax: an elementwise epilogue works on its matmul's output tile); with
   ``attention="naive"`` (a naive compiler) a kernel that runs the softmax holds the whole
   ``s x s`` matrix of one (batch, head); one that crosses HBM streams full rows of a head;
-* weights: all of them resident (``stationary``, read once) or a double-buffered
-  staging block per weight (``streamed``, every weight re-read once per row tile).
+* weights: all of them resident (``stationary``, read once) or streamed: the matmul that reads a
+  weight stages it in double-buffered ``WEIGHT_BLOCK x WEIGHT_BLOCK`` tiles while it runs (64 KiB in
+  bf16, whatever the weight's shape), and every weight is re-read once per row tile.
 
 Tensors are freed after their last use inside the kernel (an elementwise op, a softmax
 or a norm overwrites its input in place), so the working set is the peak over the kernel's
@@ -48,8 +49,7 @@ from workbench.hardware import Hardware
 
 SPILL_EFFICIENCY = 0.5  # share of streaming bandwidth that scattered spill traffic achieves
 KEY_BLOCK = 128  # keys per block of flash attention's inner loop
-WEIGHT_BLOCK = 128  # columns (or rows) per staged block of a streamed weight (double-buffered)
-ROW_STAGED = 1  # row_caps' mark on a weight staged in row blocks
+WEIGHT_BLOCK = 128  # rows and columns of a staged tile of a streamed weight (double-buffered)
 TILE_CANDIDATES = (16, 32, 64, 128, 256, 512, 1024, 2048, 4096)
 ATTENTION = ("flash", "naive")
 
@@ -102,15 +102,24 @@ class Footprint:
     kv_bytes: float  # activations re-read once per query tile (K, V from HBM)
     out_bytes: float
     weight_bytes: float
-    stage_bytes: float  # SRAM for double-buffered blocks of streamed weights
+    stage_at: tuple[float, ...]  # per op position: SRAM for the double-buffered blocks of the weight it streams
     fixed: tuple[float, ...]  # per op position: bytes live that do not scale with the tile
     per_row: tuple[float, ...]  # per op position: bytes live per tile row
     in_head_loop: tuple[bool, ...]  # per op position: its output is per head (it recurs once per head)
 
+    @property
+    def stage_bytes(self) -> float:
+        """The largest staging buffer of any op (streamed weights)."""
+        return max(self.stage_at, default=0.0)
+
+    def resident(self, p: int, stationary: bool) -> float:
+        """Weight bytes on chip at op position ``p``: every weight if held, else the staging blocks of its op's."""
+        return self.weight_bytes if stationary else self.stage_at[p]
+
     def working_set(self, t: int, stationary: bool) -> float:
         """Peak bytes on chip for tile ``t`` (weights resident or staged)."""
-        peak = max(f + t * r for f, r in zip(self.fixed, self.per_row, strict=True))
-        return peak + (self.weight_bytes if stationary else self.stage_bytes)
+        return max(f + t * r + self.resident(p, stationary)
+                   for p, (f, r) in enumerate(zip(self.fixed, self.per_row, strict=True)))
 
 
 def head_tensors(graph: Graph) -> frozenset[str]:
@@ -134,17 +143,16 @@ def _rows(shape: tuple[int, ...], per_head: bool) -> int:
 
 
 def row_caps(graph: Graph, k) -> dict[str, int]:
-    """Tensors of kernel ``k`` a tile holds only part of a row of (elements per row), the way a GEMM is tiled;
-    a weight mapped to ``ROW_STAGED`` is staged in blocks of its rows (``WEIGHT_BLOCK x N``), not its columns.
+    """Tensors of kernel ``k`` a tile holds only part of a row of (elements per row), the way a GEMM is tiled.
 
-    A matmul stages its ``K x N`` weight in double-buffered blocks across the wider of its two dims:
+    A matmul streams its ``K x N`` weight in ``WEIGHT_BLOCK``-square tiles and keeps the narrower side of
+    its row tile on chip:
 
-    * ``K <= N`` (an up-projection): column blocks ``K x WEIGHT_BLOCK``; the input row panel is held whole
-      and the output is made one output tile of ``WEIGHT_BLOCK`` columns at a time, unless something inside
-      the kernel reduces over it (then it is held whole); its elementwise epilogues work on the same tile;
-    * ``K > N`` (a down-projection): row blocks ``WEIGHT_BLOCK x N``; the output row accumulates whole, and
-      an input read from HBM by this matmul alone streams along ``K`` in double-buffered blocks
-      (``2 x WEIGHT_BLOCK`` elements per row).
+    * ``K <= N`` (an up-projection): the input row panel is held whole and the output is made one output
+      tile of ``WEIGHT_BLOCK`` columns at a time, unless something inside the kernel reduces over it (then
+      it is held whole); its elementwise epilogues work on the same tile;
+    * ``K > N`` (a down-projection): the output row accumulates whole, and an input read from HBM by this
+      matmul alone streams along ``K`` in double-buffered blocks (``2 x WEIGHT_BLOCK`` elements per row).
 
     An intermediate made inside the kernel and read by a matmul or a reduction there stays whole: a fused GEMM
     chain (up-projection, activation, down-projection) keeps its d_ff-wide row tile on chip.
@@ -165,8 +173,7 @@ def row_caps(graph: Graph, k) -> dict[str, int]:
         if node.op == Op.MATMUL:
             a, w = node.inputs
             width_in, width_out = graph.node(w).shape
-            if width_in > width_out:  # row-staged: the output accumulates whole, the input may stream
-                caps[w] = ROW_STAGED
+            if width_in > width_out:  # the output accumulates whole, the input may stream along K
                 if a not in inside and len(readers[a]) == 1 and len(graph.node(a).shape) == 3:
                     caps[a] = 2 * WEIGHT_BLOCK
                 continue
@@ -212,6 +219,29 @@ def last_reads(graph: Graph, k) -> tuple[dict[str, int], set[str]]:
     return last, rhs
 
 
+def first_reads(graph: Graph, k) -> dict[str, int]:
+    """Each input of kernel ``k`` (a tensor it reads from HBM) -> the position of its first reader: it is loaded
+    there, not at the kernel's start (a residual read by the last op is loaded in the epilogue)."""
+    first: dict[str, int] = {}
+    for p, m in enumerate(k.nodes):
+        for i in graph.node(m).inputs:
+            first.setdefault(i, p)
+    return first
+
+
+def live_at(graph: Graph, k, p: int, first: dict[str, int], last: dict[str, int], order: dict[str, int],
+            tensors) -> list[str]:
+    """The activations of ``tensors`` on chip at op position ``p``: its output; an input from HBM from its first
+    reader until its last; one made inside after it is made and until its last reader; and a matmul's inputs
+    at the matmul itself (an elementwise op, a softmax or a norm overwrites its input in place)."""
+    node = graph.node(k.nodes[p])
+    in_place = node.op not in (Op.MATMUL, Op.BATCH_MATMUL, Op.CONV2D)  # same-shape ops overwrite their input
+    return [t for t in tensors
+            if t == k.nodes[p]
+            or ((order[t] < p if t in order else first.get(t, p + 1) <= p) and last.get(t, -1) > p)
+            or (t in node.inputs and last.get(t, -1) == p and not in_place)]
+
+
 def footprint(graph: Graph, k: Kernel, dims: dict[str, int], attention: str = "flash") -> Footprint:
     """Per-tile SRAM needs and HBM traffic facts of kernel ``k`` at concrete ``dims``."""
     inside = set(k.nodes)
@@ -224,7 +254,8 @@ def footprint(graph: Graph, k: Kernel, dims: dict[str, int], attention: str = "f
     tokens = _rows(master, k.nodes[0] in heads_of)
     seq = next((concrete(graph.node(t).shape, dims)[2] for t in (*k.inputs, *k.nodes) if t in heads_of), tokens)
     flops = sum(graph.node(m).flops(graph, dims) for m in k.nodes)
-    weight_bytes = stage = in_bytes = kv_bytes = 0.0
+    weight_bytes = in_bytes = kv_bytes = 0.0
+    stage_of: dict[str, float] = {}  # per weight: its double-buffered staging blocks
     fixed_of: dict[str, float] = {}
     row_of: dict[str, float] = {}
     for name in (*k.inputs, *k.nodes):
@@ -233,8 +264,7 @@ def footprint(graph: Graph, k: Kernel, dims: dict[str, int], attention: str = "f
         if node.op == Op.PARAM:
             weight_bytes += size
             if len(shape) >= 2:
-                block = shape[-1] if caps.get(name) == ROW_STAGED else math.prod(shape[:-1])
-                stage = max(stage, 2.0 * WEIGHT_BLOCK * block * item)
+                stage_of[name] = float(min(size, 2 * WEIGHT_BLOCK * WEIGHT_BLOCK * item))
             continue
         per_head = name in heads_of
         fixed, per_row = _tensor_tile(shape, size, item, per_head, name in rhs, name in inside,
@@ -246,18 +276,16 @@ def footprint(graph: Graph, k: Kernel, dims: dict[str, int], attention: str = "f
                 in_bytes += size
         fixed_of[name], row_of[name] = fixed, per_row
     out_bytes = float(sum(graph.node(o).bytes(dims) for o in k.outputs))
-    fixed_at, row_at = [], []
+    first = first_reads(graph, k)
+    fixed_at, row_at, stage_at = [], [], []
     for p, m in enumerate(k.nodes):
         node = graph.node(m)
-        in_place = node.op not in (Op.MATMUL, Op.BATCH_MATMUL, Op.CONV2D)  # same-shape ops overwrite their input
-        live = [t for t in fixed_of
-                if t == m
-                or ((t not in inside or order[t] < p) and last.get(t, -1) > p)
-                or (t in node.inputs and last.get(t, -1) == p and not in_place)]
+        live = live_at(graph, k, p, first, last, order, fixed_of)
         fixed_at.append(sum(fixed_of[t] for t in live))
         row_at.append(sum(row_of[t] for t in live))
+        stage_at.append(sum(stage_of.get(i, 0.0) for i in node.inputs))
     heads = max((concrete(graph.node(t).shape, dims)[1] for t in (*k.inputs, *k.nodes) if t in heads_of), default=1)
-    return Footprint(flops, tokens, heads, seq, in_bytes, kv_bytes, out_bytes, weight_bytes, stage,
+    return Footprint(flops, tokens, heads, seq, in_bytes, kv_bytes, out_bytes, weight_bytes, tuple(stage_at),
                      tuple(fixed_at), tuple(row_at), tuple(m in heads_of for m in k.nodes))
 
 
@@ -267,10 +295,9 @@ def spill_bytes(f: Footprint, t: int, stationary: bool, sram: float) -> float:
     tiles = math.ceil(f.tokens / t)
     query_tiles = math.ceil(f.seq / min(t, f.seq))
     seqs = max(f.tokens // f.seq, 1)
-    resident = f.weight_bytes if stationary else f.stage_bytes
     worst = 0.0
-    for fixed, per_row, in_loop in zip(f.fixed, f.per_row, f.in_head_loop, strict=True):
-        overflow = max(0.0, fixed + t * per_row + resident - sram)
+    for p, (fixed, per_row, in_loop) in enumerate(zip(f.fixed, f.per_row, f.in_head_loop, strict=True)):
+        overflow = max(0.0, fixed + t * per_row + f.resident(p, stationary) - sram)
         held = min(overflow, fixed)  # the tile-independent part: written once per sequence, read per query tile
         moved = held * seqs * (1 + query_tiles) + 2.0 * (overflow - held) * tiles
         worst = max(worst, moved * (f.heads if in_loop else 1))

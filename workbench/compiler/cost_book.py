@@ -74,7 +74,7 @@ class CostBook:
         self.max_kernels = max(kernels, default=1)
         self.tables = (*concatenate(flats), mk, bk, slow, np.array(class_bucket, np.int64),
                        np.array(class_scale, np.float64), keyval.astype(np.int64), hwf, hwi, TILES,
-                       np.zeros((2, 4), np.int64), np.zeros((5, width)), np.zeros((2, self.max_kernels, 4)))
+                       np.zeros((2, 4), np.int64), np.zeros((6, width)), np.zeros((2, self.max_kernels, 4)))
 
     def commit(self, reci: np.ndarray, recf: np.ndarray, n: int) -> None:
         """Write the loop's first ``n`` evaluations into the plan's memo, as ``Plan.mapping_time`` and
@@ -115,4 +115,4 @@ def no_book(keyval: np.ndarray) -> tuple:
     flat = concatenate([])
     return (*flat, np.zeros((0, 2), np.int64), np.zeros((0, 4), np.int64), np.zeros(0), np.zeros(0, np.int64),
             np.zeros(0), keyval.astype(np.int64), np.zeros(3), np.zeros(3, np.int64), TILES,
-            np.zeros((2, 4), np.int64), np.zeros((5, 1)), np.zeros((2, 1, 4)))
+            np.zeros((2, 4), np.int64), np.zeros((6, 1)), np.zeros((2, 1, 4)))

@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from workbench.compiler.cost import TILE_CANDIDATES, head_tensors, last_reads, row_caps
+from workbench.compiler import cost
 from workbench.graph import DTYPE_BYTES, Graph, Op
 
 BATCH, VALUE = -1, -2  # codes of the symbolic dims in a flattened shape (literal dims are >= 1)
@@ -47,12 +47,13 @@ def _code(d, dim: str) -> int:
 def flatten(graph: Graph, kernels, tilings, dim: str, attention: str, calibration=None,
             specialised: bool = True) -> Flat:
     """The structure of ``kernels`` (shape-free) as the tables ``cost_table.kernel_costs`` evaluates."""
-    heads_of = head_tensors(graph)
+    heads_of = cost.head_tensors(graph)
     ti, tout, ki, ops, ops_in1, live, live_at, fit = [], [], [], [], [], [], [0], []
     for k, tiling in zip(kernels, tilings, strict=True):
         inside, order = set(k.nodes), {m: i for i, m in enumerate(k.nodes)}
-        last, rhs = last_reads(graph, k)
-        caps = row_caps(graph, k)
+        last, rhs = cost.last_reads(graph, k)
+        first = cost.first_reads(graph, k)
+        caps = cost.row_caps(graph, k)
         names = (*k.inputs, *k.nodes)
         index = {}
         t0 = len(ti)
@@ -73,10 +74,7 @@ def flatten(graph: Graph, kernels, tilings, dim: str, attention: str, calibratio
             ins = [index[i] for i in node.inputs]
             ops.append([kind, _ELEM.get(node.op, 0), index[m], ins[0] if ins else -1])
             ops_in1.append(ins[1] if len(ins) > 1 else -1)
-            in_place = node.op not in (Op.MATMUL, Op.BATCH_MATMUL, Op.CONV2D)
-            live.extend(index[t] for t in activations
-                        if t == m or ((t not in inside or order[t] < p) and last.get(t, -1) > p)
-                        or (t in node.inputs and last.get(t, -1) == p and not in_place))
+            live.extend(index[t] for t in cost.live_at(graph, k, p, first, last, order, activations))
             live_at.append(len(live))
         ki.append([t0, len(ti), index[k.nodes[0]], seq_src, o0, len(ops), tiling.tile_rows,
                    int(tiling.weights == "stationary"), int(specialised),
@@ -94,12 +92,12 @@ def _ints(rows: list, width: int = 0) -> np.ndarray:
     return a.reshape(-1, width) if width else a
 
 
-TILES = np.array(TILE_CANDIDATES, dtype=np.int64)
+TILES = np.array(cost.TILE_CANDIDATES, dtype=np.int64)
 
 
 def scratch(flat: Flat) -> tuple[np.ndarray, np.ndarray]:
-    """The scratch ``kernel_costs`` needs for every kernel of ``flat``: int64 [2, 4] and float64 [5, n], n the
+    """The scratch ``kernel_costs`` needs for every kernel of ``flat``: int64 [2, 4] and float64 [6, n], n the
     kernels' most ops and most tensors (at least 1)."""
     ki = flat.ki
     n = max(1, int((ki[:, 5] - ki[:, 4]).max(initial=1)), int((ki[:, 1] - ki[:, 0]).max(initial=1)))
-    return np.empty((2, 4), np.int64), np.empty((5, n))
+    return np.empty((2, 4), np.int64), np.empty((6, n))

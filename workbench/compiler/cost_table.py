@@ -48,9 +48,9 @@ def _rows(s, ndim, per_head):
 
 @njit(cache=True, _nrt=False)
 def _footprint(ti, tout, ki, ops, ops_in1, live, live_at, k, batch, value, naive, fixed, per_row,  # noqa: C901
-               loop, s, s2, tf, tr):
-    """footprint() of kernel ``k``; fills ``fixed``/``per_row``/``loop`` (1.0 inside the head loop) per op
-    position, returns the scalars.
+               loop, stg, s, s2, tf, tr):
+    """footprint() of kernel ``k``; fills ``fixed``/``per_row``/``loop`` (1.0 inside the head loop)/``stg`` (the
+    staging blocks of the weight the op streams) per op position, returns the scalars.
 
     ``s``, ``s2`` (int64, 4) and ``tf``, ``tr`` (float64, the kernel's tensors) are scratch.
     """
@@ -87,8 +87,7 @@ def _footprint(ti, tout, ki, ops, ops_in1, live, live_at, k, batch, value, naive
         if ti[i, 6] == 1:  # a weight
             weight += size
             if nd >= 2:
-                block = s[nd - 1] if ti[i, 10] == 1 else _prod(s, nd - 1)  # row blocks (cost.ROW_STAGED) or columns
-                stage = max(stage, 2.0 * WEIGHT_BLOCK * block * item)
+                stage = max(stage, float(min(size, 2 * WEIGHT_BLOCK * WEIGHT_BLOCK * item)))
             continue
         per_head, rhs, inside = ti[i, 7] == 1, ti[i, 8] == 1, ti[i, 9] == 1
         if per_head:
@@ -123,25 +122,28 @@ def _footprint(ti, tout, ki, ops, ops_in1, live, live_at, k, batch, value, naive
             b += tr[live[j] - t0]
         fixed[p], per_row[p] = a, b
         loop[p] = 1.0 if ti[ops[ki[k, 4] + p, 2], 7] == 1 else 0.0
+        w = ops_in1[ki[k, 4] + p]
+        stg[p] = 0.0
+        if w >= 0 and ti[w, 6] == 1 and ti[w, 4] >= 2:  # a weight this op streams: its staged tiles
+            _dims(ti, w, batch, value, s)
+            stg[p] = 0.0 + float(min(_prod(s, ti[w, 4]) * ti[w, 5], 2 * WEIGHT_BLOCK * WEIGHT_BLOCK * ti[w, 5]))
     return flops, tokens, heads, seq, in_b, kv_b, float(out_b), weight, stage
 
 
 @njit(cache=True, _nrt=False)
-def _cost(fp, fixed, per_row, loop, n_pos, tile, stationary, sram, bw, peak, launch, mma, fa, fb):
+def _cost(fp, fixed, per_row, loop, stg, n_pos, tile, stationary, sram, bw, peak, launch, mma, fa, fb):
     """cost_tiled(): (seconds, memory seconds, bytes moved, working set, raw spill bytes) of one tiling."""
     flops, tokens, heads, seq, in_b, kv_b, out_b, weight, stage = fp
     t = min(tile, tokens)
     tiles = math.ceil(tokens / t)
     query_tiles = math.ceil(seq / min(t, seq))
     seqs = max(tokens // seq, 1)
-    resident = weight if stationary else stage
-    peak_ws = fixed[0] + t * per_row[0]
+    ws = fixed[0] + t * per_row[0] + (weight if stationary else stg[0])
     for p in range(1, n_pos):
-        peak_ws = max(peak_ws, fixed[p] + t * per_row[p])
-    ws = peak_ws + resident
+        ws = max(ws, fixed[p] + t * per_row[p] + (weight if stationary else stg[p]))
     spill = 0.0
     for p in range(n_pos):  # spill_bytes(): the worst op's overflow, priced as a tiled kernel moves it
-        overflow = max(0.0, fixed[p] + t * per_row[p] + resident - sram)
+        overflow = max(0.0, fixed[p] + t * per_row[p] + (weight if stationary else stg[p]) - sram)
         held = min(overflow, fixed[p])
         moved = held * seqs * (1 + query_tiles) + 2.0 * (overflow - held) * tiles
         spill = max(spill, moved * (heads if loop[p] == 1.0 else 1))
@@ -163,19 +165,20 @@ def kernel_costs(ti, tout, ki, ops, ops_in1, live, live_at, fit, k0, k1, batch, 
     A specialised kernel takes the cheapest candidate tiling (ties: the first, as ``min``
     keeps it); the generic fallback keeps its own. Calibration is ``a + b x seconds``
     (``(0, 1)`` leaves the seconds as they are, bit for bit). Allocation-free (callable from
-    the compiled event loop, no NRT): ``scr_i`` int64 [2, 4] and ``scr_f`` float64 [5, n]
+    the compiled event loop, no NRT): ``scr_i`` int64 [2, 4] and ``scr_f`` float64 [6, n]
     (n >= the kernels' most tensors and most ops, :func:`~workbench.compiler.cost_flat.scratch`)
     are scratch.
     """
-    fixed, per_row, tf, tr, loop = scr_f[0], scr_f[1], scr_f[2], scr_f[3], scr_f[4]
+    fixed, per_row, tf, tr, loop, stg = scr_f[0], scr_f[1], scr_f[2], scr_f[3], scr_f[4], scr_f[5]
     for k in range(k0, k1):
-        fp = _footprint(ti, tout, ki, ops, ops_in1, live, live_at, k, batch, value, naive, fixed, per_row, loop,
+        fp = _footprint(ti, tout, ki, ops, ops_in1, live, live_at, k, batch, value, naive, fixed, per_row, loop, stg,
                         scr_i[0], scr_i[1], tf, tr)
         n_pos, tokens, weight = ki[k, 5] - ki[k, 4], fp[1], fp[7]
         fa, fb = fit[k, 0], fit[k, 1]
         o = k - k0
         if ki[k, 8] == 0:
-            c = _cost(fp, fixed, per_row, loop, n_pos, ki[k, 6], ki[k, 7] == 1, sram, bw, peak, launch, mma, fa, fb)
+            c = _cost(fp, fixed, per_row, loop, stg, n_pos, ki[k, 6], ki[k, 7] == 1, sram, bw, peak, launch, mma,
+                      fa, fb)
             out[o, 0], out[o, 1], out[o, 2] = c[0], c[1], c[4]
             continue
         best_s, best_m, best_b, best_w, best_x = np.inf, 0.0, np.inf, np.inf, 0.0
@@ -187,7 +190,7 @@ def kernel_costs(ti, tout, ki, ops, ops_in1, live, live_at, fit, k0, k1, batch, 
                     stationary = True
                 else:
                     continue
-                s, m, b, w, x = _cost(fp, fixed, per_row, loop, n_pos, t, stationary, sram, bw, peak, launch, mma,
+                s, m, b, w, x = _cost(fp, fixed, per_row, loop, stg, n_pos, t, stationary, sram, bw, peak, launch, mma,
                                       fa, fb)
                 if s < best_s or (s == best_s and (b < best_b or (b == best_b and w < best_w))):
                     best_s, best_m, best_b, best_w, best_x = s, m, b, w, x

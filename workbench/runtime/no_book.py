@@ -22,4 +22,4 @@ def no_book_tables(keyval: np.ndarray) -> tuple:
             np.zeros(0, i8), np.zeros(1, i8), np.zeros((0, 2)))  # ti, tout, ki, ops, ops_in1, live, live_at, fit
     return (*flat, np.zeros((0, 2), i8), np.zeros((0, 4), i8), np.zeros(0), np.zeros(0, i8),
             np.zeros(0), keyval.astype(i8), np.zeros(3), np.zeros(3, i8), np.array(_TILE_CANDIDATES, dtype=i8),
-            np.zeros((2, 4), i8), np.zeros((5, 1)), np.zeros((2, 1, 4)))
+            np.zeros((2, 4), i8), np.zeros((6, 1)), np.zeros((2, 1, 4)))
