@@ -1,9 +1,10 @@
 """Exercise checkers of chapter 08 (token-level serving).
 
 Each returns "right", "not yet: <hint>" or "not answered yet" (see :mod:`workbench.ui.exercises`).
-Arithmetic exercises compare with the serving model's own numbers; the panel exercise runs
-the panel's model headless (checking never moves a slider). ``tests/test_checks_08.py`` is the
-instructor's key.
+Arithmetic exercises compare with the serving model's own numbers: exercise 1 with the roofline's
+ridge arithmetic (data-sheet peak over bandwidth), exercise 2 with the fitted recompute time the
+serving loop charges; the panel exercise runs the panel's model headless (checking never moves a
+slider). ``tests/test_checks_08.py`` is the instructor's key.
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ from workbench.serving.engine import check_run
 from workbench.ui.exercises import _run, _verdict
 
 MMA_ROWS_SLACK = 16  # the matrix unit pads rows to 16: an answer within one row group is right
-ITL_P99_S, TTFT_P99_S = 1.0e-3, 11.5e-3  # exercise 4's two targets (s)
+# exercise 4's two targets (s): chunked at 3,072 tokens or more meets both; whole prompts miss ITL p99 (1.50 ms), a
+# 256-token chunk misses TTFT p99 (27.6 ms), chunks of 512 to 2,816 tokens miss ITL p99 (up to 3.66 ms at 1,280)
+ITL_P99_S, TTFT_P99_S = 1.2e-3, 20e-3
 
 
 def _cost(scenario) -> IterationCost:
@@ -34,7 +37,7 @@ def _ridge_with(scenario, hbm_factor: float) -> int:
 
 def decode_ridge(scenario, batch: Any, hbm_factor: float = 2.0) -> str:
     """08, exercise 1: on a chip with ``hbm_factor`` times the HBM bandwidth (same FLOP/s), the decode batch from
-    which the weights' work is compute-bound, from the ridge point alone."""
+    which the weights' work is compute-bound, from the roofline's ridge point alone."""
     def test() -> bool:
         return abs(float(batch) - _ridge_with(scenario, hbm_factor)) <= MMA_ROWS_SLACK / 2
 
@@ -46,7 +49,7 @@ def decode_ridge(scenario, batch: Any, hbm_factor: float = 2.0) -> str:
 
 def break_even_link(scenario, gb_per_s: Any, tokens: int = 1500) -> str:
     """08, exercise 2: the host-link bandwidth (GB/s each way) at which swapping a preempted ``tokens``-token
-    sequence out and back takes as long as recomputing its prefill alone."""
+    sequence out and back takes as long as recomputing its prefill alone (the fitted time, as the run charges it)."""
     def test() -> bool:
         ref = swap_vs_recompute(_cost(scenario), tokens, 1.0)  # swap_s at 1 byte/s = the bytes moved
         even = ref["swap_s"] / ref["recompute_s"] / 1e9
@@ -54,7 +57,8 @@ def break_even_link(scenario, gb_per_s: Any, tokens: int = 1500) -> str:
 
     return _verdict((gb_per_s,), "a number of GB/s", test,
                     "swap moves the sequence's K and V out and back (twice its bytes); it breaks even when that "
-                    "takes the recompute time: bandwidth = 2 x bytes / recompute seconds")
+                    "takes the recompute time (cost.prefill_seconds, the fitted time, not the roofline's): "
+                    "bandwidth = 2 x bytes / recompute seconds")
 
 
 def smallest_cache_accepted(scenario, blocks: Any) -> str:
@@ -79,7 +83,7 @@ def smallest_cache_accepted(scenario, blocks: Any) -> str:
 
 
 def budget_for_both(panel, chunked: Any, budget: Any) -> str:
-    """08, exercise 4: a prefill mode and token budget with ITL p99 <= 1.0 ms and TTFT p99 <= 11.5 ms at load 1."""
+    """08, exercise 4: a prefill mode and token budget with ITL p99 <= 1.2 ms and TTFT p99 <= 20 ms at load 1."""
     def test() -> bool:
         if chunked not in (True, False):
             raise ValueError("chunked must be True or False")

@@ -1,7 +1,9 @@
-"""Pictures of token-level serving runs: the iterations, the KV cache filling, inter-token gaps.
+"""Pictures of token-level serving runs: the iterations, the KV cache filling, inter-token gaps, and a model's
+iteration times on the GPU presets.
 
 Each function draws on given axes (or returns a :class:`~workbench.ui.figures.ShownFigure`),
-reads only a :class:`~workbench.serving.engine.ServingTrace`, and uses the shared palette:
+reads only a :class:`~workbench.serving.engine.ServingTrace` (or, for :func:`gpu_phases`, the times
+:func:`workbench.analysis.serving_study.phase_curves` computed), and uses the shared palette:
 prefill green, decode light green, preemptions vermillion, the compared run in grey.
 """
 
@@ -12,7 +14,7 @@ from matplotlib.ticker import FixedLocator, FuncFormatter
 
 from workbench.serving.engine import ServingTrace
 from workbench.serving.metrics import itl_s
-from workbench.ui.figures import MARKS, log_limits, new_figure, plain_log
+from workbench.ui.figures import COLORS, MARKS, log_limits, new_figure, plain_log
 from workbench.ui.palette import BASELINE, BASELINE_ALPHA, CURRENT, TOKEN_PHASES
 
 
@@ -39,12 +41,13 @@ def iterations(ax, tr: ServingTrace, t0: float, t1: float) -> None:
         ax.plot(x[hit], (dec + pre)[hit] * 1.05 + 1, "v", color=TOKEN_PHASES["preemption"], ms=5,
                 label="preemption")
     ax.set_yscale("symlog", linthresh=16)
-    ax.yaxis.set_major_locator(FixedLocator([0, 4, 16, 64, 256, 1024, 4096, 16384]))
+    ax.yaxis.set_major_locator(FixedLocator([0, 4, 16, 64, 256, 1024, 4096, 16384, 65536]))
     ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     ax.set_xlim(0, (t1 - t0) * 1e3)
+    ax.set_ylim(0, float((dec + pre).max(initial=16)) * 16)  # a band above the tallest bar for the legend
     ax.set_xlabel(f"time from {t0:.3f} s (ms)")
     ax.set_ylabel("tokens in the iteration")
-    ax.legend(loc="upper left", fontsize=7)
+    ax.legend(loc="upper center", fontsize=7, ncol=3, frameon=False, columnspacing=1.0, handlelength=1.4)
     ax.grid(alpha=0.3, axis="y")
 
 
@@ -93,7 +96,7 @@ def itl_cdf(ax, tr: ServingTrace, other: ServingTrace | None = None,
     ax.set_xlim(*log_limits(cur, prev))
     n = max(len(cur), len(prev), 2)
     ax.set_ylim(0.5 / n, 1.5)
-    ax.set_xlabel("gap between two tokens (ms); p50 dotted, p95 dashed, p99 solid")
+    ax.set_xlabel("gap between two tokens (ms)\np50 dotted, p95 dashed, p99 solid")
     ax.set_ylabel("share of gaps longer than x")
     ax.legend(loc="lower left", fontsize=8)
     ax.grid(alpha=0.3, which="both")
@@ -105,3 +108,27 @@ def serving_picture(tr: ServingTrace, window_s: float = 0.05):
     iterations(a, tr, *busiest_window(tr, window_s))
     kv_fill(b, tr)
     return fig
+
+
+def gpu_phases(decode_ax, prefill_ax, curves: dict) -> None:
+    """Per GPU preset (``curves`` from :func:`workbench.analysis.serving_study.phase_curves`): a decode iteration's
+    time over its batch (``decode_ax``) and one prefill's over its prompt length (``prefill_ax``), log-log; the
+    fitted time solid with dots, the roofline dashed in the same colour."""
+    for ax, phase, x_key, xlabel in ((decode_ax, "decode", "batches", "sequences in the decode iteration"),
+                                     (prefill_ax, "prefill", "prompts", "prompt tokens (one prefill)")):
+        values = []
+        for (name, c), color in zip(curves.items(), COLORS, strict=False):
+            x = np.asarray(c[x_key], dtype=float)
+            fit, roof = np.asarray(c[f"{phase}_fitted_s"]) * 1e3, np.asarray(c[f"{phase}_roofline_s"]) * 1e3
+            ax.plot(x, fit, "o-", color=color, lw=1.4, ms=3.5, label=f"{name}: fitted")
+            ax.plot(x, roof, "--", color=color, lw=1.0, alpha=0.8, label=f"{name}: roofline")
+            values += [fit, roof]
+        ax.set_xscale("log", base=2)
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.set_yscale("log")
+        plain_log(ax.yaxis)
+        ax.set_ylim(*log_limits(*values))
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(f"{phase} iteration (ms)")
+        ax.grid(alpha=0.3, which="both")
+    decode_ax.legend(loc="upper left", fontsize=7, ncol=2, frameon=False)

@@ -29,7 +29,7 @@ BASE = "llm_chunked_prefill"
 class ServingPanel(Panel):
     """Iteration-level scheduling of a chat tenant and a long-document tenant."""
 
-    requests = 2000  # ~ 270,000 output tokens: ITL p99 rests on ~2,700 gaps, TTFT p99 on 20 requests
+    requests = 2000  # ~ 266,000 output tokens: ITL p99 rests on ~2,600 gaps, TTFT p99 on 20 requests
 
     def controls(self):
         sc = builtin(BASE).run
