@@ -40,15 +40,19 @@ def test_fusion_scenario_lowers_fusion_and_p95_improves():
     fusion = [r for r in loop.results if r.action.kind == "fusion"]
     assert fusion and fusion[0].action.change == "fusion: aggressive -> elementwise"
     assert "spill" in fusion[0].action.reason and fusion[0].verdict.accepted
+    # the reason quotes the run's spill per request and the shipped chip (4 MiB of SRAM a core, 8 cores)
+    assert "spill 11.3 MiB per request out of 4 MiB SRAM; with 8 cores busy" in fusion[0].action.reason
     # one level down is elementwise, the drill's healthy plan: the action's run is that plan's run on the same seed, so
-    # it gives back exactly what aggressive fusion cost (p95 x1.24 at 3,000 req/s): p95 4.8 -> 3.9 ms, about 19 %
-    # lower, no more; the gain grows into the tail (p50 about 11 %, p99 about 28 %: 7.2 -> 5.2 ms)
+    # it gives back exactly what aggressive fusion cost (p95 x1.25 at 6,610 req/s, the MLP chain's spill): p95 3.1 ->
+    # 2.5 ms, about 20 % lower, no more; the gain grows into the tail (p50 about 7 %, p99 about 25 %: 4.7 -> 3.5 ms,
+    # just under a quarter at this run length: the chapter 07 loop's adaptation gain of 24.8 %)
     sc = loop.scenario
     elementwise = dataclasses.replace(sc, model=dataclasses.replace(sc.model, fusion="elementwise"))
     healthy = summarize(run_scenario(elementwise))["latency_s"]
     effect, before = fusion[0].effect, loop.before
     assert (effect.p50_s, effect.p95_s, effect.p99_s) == (healthy["p50"], healthy["p95"], healthy["p99"])
-    assert 0.78 * before.p95_s < effect.p95_s < 0.85 * before.p95_s and effect.p99_s < 0.75 * before.p99_s
+    assert 0.78 * before.p95_s < effect.p95_s < 0.85 * before.p95_s and 0.74 < effect.p99_s / before.p99_s < 0.76
+    assert 0.9 < effect.p50_s / before.p50_s < 0.95
     assert effect.p50_s / before.p50_s > effect.p95_s / before.p95_s > effect.p99_s / before.p99_s
     assert "fusion" in loop.final_actions
 

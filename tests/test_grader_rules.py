@@ -316,9 +316,9 @@ MECHANISMS = [
     ("average-hides-tail", "Those prompts are 2 pct of requests and they don't fit any compiled bucket, so they run "
      "several times slower, and 2 pct is more than the 1 pct the p99 looks at.", True),
     # facts side by side are no chain: 'the tail drivers' and 'the mean' are the tables' nouns, not 'drives', 'means'
-    ("fusion-memory-bursts", "Fusion changes on-chip memory use. HBM bandwidth is shared by the four cores. p95 went "
-     "up while the mean went down. Memory contention is 47% of the tail drivers.", False),
-    ("fusion-memory-bursts", "Fusion makes the kernels spill to HBM, whose bandwidth the four cores share, and that "
+    ("fusion-memory-bursts", "Fusion changes on-chip memory use. HBM bandwidth is shared by the eight cores. p95 went "
+     "up while the mean went down. Memory contention is 62% of the tail drivers.", False),
+    ("fusion-memory-bursts", "Fusion makes the kernels spill to HBM, whose bandwidth the eight cores share, and that "
      "contention drives the p95 up.", True),
     # a step named again after the causal word links the chain ('waiting grows ..., so batch waiting blows up')
     ("fairness-starvation", "Under non-preemptive priority the batch class sees an effective utilisation of "
@@ -555,14 +555,14 @@ def test_a_run_on_answer_keeps_its_fix_apart_from_its_rollback():
 
 
 def test_a_participle_is_no_experiment_and_a_labelled_mechanism_is_no_fix():
-    """'cores running kernels' names no run to prove anything; 'Mechanism: ... puts the attention in one kernel ...
+    """'cores running kernels' names no run to prove anything; 'Mechanism: ... puts the MLP in one kernel ...
     instead of ...' proposes nothing (a learner review found both credited in chapter 07's strong answer)."""
     drill = D["fusion-memory-bursts"]
-    contention = ("With all four cores running such kernels at once they contend for the shared HBM bandwidth: memory "
-                  "contention grows from 21% to 47% of the tail.")
+    contention = ("With all eight cores running such kernels at once they contend for the shared HBM bandwidth: memory "
+                  "contention grows from 46% to 62% of the tail.")
     assert not grade(drill, contention).elements["artifact"].present
-    mechanism = ("Mechanism: aggressive fusion puts the whole attention in one kernel whose working set does not fit "
-                 "SRAM, so it spills 88.6 MiB per request to HBM instead of 17.7 MiB.")
+    mechanism = ("Mechanism: aggressive fusion puts the whole MLP in one kernel whose working set does not fit "
+                 "SRAM, so it spills 11.3 MiB per request to HBM instead of 1.1 MiB.")
     assert not grade(drill, mechanism).elements["fix"].present
     assert grade(drill, "Fix: I would move attention to a tiled, flash-style kernel.").elements["fix"].present
 
@@ -649,8 +649,8 @@ FIXES = [
     ("fusion-memory-bursts", "Tile the fused attention kernel so its working set fits in SRAM.", True),
     ("compiler-runtime-mapping", "How do we fix it? Buckets at 1024 and 2048 from the observed histogram.", True),
     ("compiler-runtime-mapping", "How would I prove it? Buckets at 1024 and 2048 in a same-seed replay.", False),
-    # a participle opening a claim is no imperative: 'fused attention holds ...' describes, 'fuse ...' proposes
-    ("fusion-memory-bursts", "Fused attention holds the whole score matrix on chip, so it spills to HBM.", False),
+    # a participle opening a claim is no imperative: 'fused MLP holds ...' describes, 'fuse ...' proposes
+    ("fusion-memory-bursts", "Fused MLP holds the whole hidden row on chip, so it spills to HBM.", False),
     # a label alone on its line labels the next one; a pasted command or config line may be the change; a bracketed
     # list is one value, not a run of terms; 'X might be the fix' proposes X
     ("batching-queueing-delay", "Revert:\n$ batcherctl set api max_delay_s=0.002 max_batch=16", True),

@@ -91,18 +91,19 @@ def refused_action(panel, kind: Any, stream: Any) -> str:
 
 
 # 07: an answer to ``fusion-memory-bursts`` complete but for one core element (exercises 2 and 4 read it). Its numbers
-# are the drill's evidence (tests/test_checks_06_07.py checks them): aggressive fusion's attention chain (attention,
-# output projection, residual) keeps whole rows beside the staged projection weights, so its tile shrinks to 128 rows
-# in 2 MiB of SRAM and it re-reads the 8 MiB projection and K and V per tile; eight cores contend for the one HBM
-PARTIAL_ANSWER = """Workload: the transformer block at production load on 8 cores; p95 went from 3.9 ms to 4.8 ms \
-after aggressive fusion shipped.
-Mechanism: the fused attention kernel now also holds the output projection and the residual, whose whole rows sit \
-beside the staged projection weights; in the 2 MiB SRAM that shrinks its tile to 128 rows, so it re-reads the 8 MiB \
-projection and K and V from HBM once per tile, and under load the eight cores contend for the shared bandwidth, \
-which stretches the tail.
-Proof: the closed-loop mapping report at the same seed, with per-kernel tile sizes and HBM bytes and memory \
+# are the drill's evidence (tests/test_checks_06_07.py checks them): aggressive fusion makes the MLP one GEMM chain
+# (norm, up-projection, GELU, down-projection, residual) that keeps each token's 4,096-wide hidden row on chip, 12 KiB
+# a row, so no useful tile fits the 4 MiB of SRAM and it spills ten times the elementwise plan's bytes per request;
+# eight cores contend for the one HBM; the four-op cap cuts the chain at the down-projection
+PARTIAL_ANSWER = """Workload: the transformer block at production load, 6,610 req/s on 8 cores; p95 went from \
+2.5 ms to 3.1 ms after aggressive fusion shipped.
+Mechanism: the fused MLP kernel now runs the norm, the up-projection, GELU, the down-projection and the residual \
+together and keeps each token's whole 4,096-wide hidden row on chip, 12 KiB a row, so no useful tile fits the 4 MiB \
+SRAM and it spills the hidden activations to HBM and back, ten times the elementwise plan's spill per request; under \
+load the eight cores contend for the shared bandwidth, which stretches the tail.
+Proof: the closed-loop mapping report at the same seed, with per-kernel working sets, spill and HBM bytes and memory \
 contention's share of the tail drivers.
-Fix: lower fusion to elementwise for this model.
+Fix: cap fused kernels at four ops (max_depth = 4) so the MLP chain is cut at the down-projection.
 Owner: the ML compiler team.
 Rollback: we can always revert it."""
 
