@@ -30,13 +30,32 @@ def test_shape_envelope_panel_drift_lowers_hit_rate_and_raises_p99():
 
 
 def test_fusion_panel_shows_spills_and_a_worse_p95_under_load():
-    p = FusionPanel()  # aggressive, naive attention, 4 MiB SRAM, at the shipped load
+    p = FusionPanel()  # the shipped scenario: aggressive, flash attention, 4 MiB SRAM, 8 cores, 6,610 req/s
+    assert p.values() == {"fusion": "aggressive", "attention": "flash", "sram_mib": 4.0, "rate": 6610.0, "cores": 8}
+    assert p.ctrl["sram_mib"].min == 1  # down to where neither plan carries the shipped load
     agg = p.result["summary"]
     p.ctrl["fusion"].value = "elementwise"
     ew = p.result["summary"]
-    assert agg["spill_bytes_per_request"] > 2 * ew["spill_bytes_per_request"]
-    assert agg["latency_s"]["p95"] > ew["latency_s"]["p95"]
+    assert agg["spill_bytes_per_request"] > 5 * ew["spill_bytes_per_request"]  # the MLP chain's spill: about 10x
+    assert 1.15 < agg["latency_s"]["p95"] / ew["latency_s"]["p95"] < 1.4  # about a quarter worse
+    assert agg["tail_drivers"]["memory_contention"] > ew["tail_drivers"]["memory_contention"] + 0.1  # 63 % vs 46 %
     assert "memory_contention" in p.summary.value
+    p.ctrl["sram_mib"].value = 8  # the chain's 512-row tile fits: aggressive fusion wins
+    ew8 = p.result["summary"]
+    p.ctrl["fusion"].value = "aggressive"
+    assert p.result["summary"]["latency_s"]["p95"] < ew8["latency_s"]["p95"]
+    p.ctrl["sram_mib"].value = 1  # both plans' GEMMs overflow: neither carries the load
+    assert p.result["summary"]["load"]["overloaded"] and "OVERLOADED" in p.summary.value
+    p.ctrl["fusion"].value = "elementwise"
+    assert p.result["summary"]["load"]["overloaded"]
+
+
+def test_fusion_panel_run_takes_a_depth_cap():
+    p = FusionPanel()
+    capped = p.run(**p.values(), max_depth=4)["summary"]  # the MLP chain cut at its down-projection
+    assert capped["launches_per_request"] > p.result["summary"]["launches_per_request"]  # 6 kernels, not 3
+    assert capped["latency_s"]["p95"] < p.result["summary"]["latency_s"]["p95"]
+    assert capped["spill_bytes_per_request"] < p.result["summary"]["spill_bytes_per_request"] / 3
 
 
 def test_batching_panel_longer_delay_bigger_batches_longer_waits():

@@ -15,55 +15,144 @@ import numpy as np
 
 from workbench.analysis import queueing as q
 from workbench.analysis.roofline import plan_points, spill_seconds
+from workbench.compiler.cost import footprint
+from workbench.compiler.fusion import fuse_ops
 from workbench.models import transformer_block
 from workbench.ui.exercises import _run, _verdict
 
-FUSION_AT = {"rate": 2400.0, "cores": 4}  # the fusion_memory_bursts scenario's load
+FUSION_AT = {"rate": 6610.0, "cores": 8, "attention": "flash", "sram_mib": 4.0}  # fusion_memory_bursts as shipped
 BATCHING_AT = {"rate": 1500.0, "policy": "dynamic", "max_batch": 16}
+BLOCK = {"d_model": 1024, "heads": 16}  # the scenario's transformer block
+MIB = 2**20
 
 
-def _spill(panel, sram_mib: float) -> float:
-    return _run(panel, fusion="aggressive", attention="naive", sram_mib=float(sram_mib), **FUSION_AT)[
-        "spill_bytes_per_request"]
+def fusion_summary(panel, **changes: Any) -> dict:
+    """The run summary of the fusion panel's model at the shipped point (``FUSION_AT``, aggressive fusion) with
+    ``changes`` (``fusion``, ``sram_mib``, ``max_depth``, ...), whatever the sliders show."""
+    return _run(panel, **{"fusion": "aggressive", **FUSION_AT, **changes})
 
 
-def smallest_sram_without_spill(panel, sram_mib: Any) -> str:
-    """02, exercise 1: aggressive + naive at 2,400 req/s on 4 cores: the smallest whole MiB with no spill."""
+def fusion_p95_ms(panel, **changes: Any) -> float:
+    """p95 (ms) of :func:`fusion_summary`'s run."""
+    return fusion_summary(panel, **changes)["latency_s"]["p95"] * 1e3
+
+
+def _verdict_with(answers: tuple, expected: str, test, hint) -> str:
+    """``_verdict`` with a hint written for the wrong answer given (``hint()`` runs only for a wrong answer)."""
+    verdict = _verdict(answers, expected, test, "")
+    return "not yet: " + hint() if verdict == "not yet: " else verdict
+
+
+def _no_worse(panel, **changes: Any) -> bool:
+    """Whether aggressive fusion's p95 is no worse than elementwise fusion's, both with ``changes``."""
+    elementwise = {k: v for k, v in changes.items() if k != "max_depth"}
+    return fusion_p95_ms(panel, **changes) <= fusion_p95_ms(panel, fusion="elementwise", **elementwise)
+
+
+def _mlp_chain(graph, max_depth: int = 32):
+    """The kernel of the aggressive plan (capped at ``max_depth`` ops) that holds the MLP's up-projection."""
+    kernels = fuse_ops(graph, "aggressive", max_depth, FUSION_AT["attention"])
+    return next(k for k in kernels if "up" in k.nodes)
+
+
+def smallest_sram_no_worse_p95(panel, sram_mib: Any) -> str:
+    """02, exercise 1: at 6,610 req/s on 8 cores (flash attention), the smallest whole MiB of SRAM per core at which
+    aggressive fusion's p95 is no worse than elementwise fusion's at the same SRAM."""
+    lo = int(panel.ctrl["sram_mib"].min)
+    hi = int(panel.ctrl["sram_mib"].max)
+
     def test() -> bool:
         mib = int(sram_mib)
-        if mib != sram_mib or not 2 <= mib <= 64:
-            raise ValueError("a whole number of MiB on the slider (2 to 64)")
-        return _spill(panel, mib) == 0 and all(_spill(panel, m) > 0 for m in range(2, mib))
+        if mib != sram_mib or not lo <= mib <= hi:
+            raise ValueError(f"a whole number of MiB on the slider ({lo} to {hi})")
+        return _no_worse(panel, sram_mib=mib) and not any(_no_worse(panel, sram_mib=m) for m in range(lo, mib))
 
-    return _verdict((sram_mib,), "a whole number of MiB", test,
-                    "find the kernel whose weights are streamed: spills end when they can stay resident, "
-                    "not when an activation tile fits")
+    def hint() -> str:
+        mib = int(sram_mib)
+        if _no_worse(panel, sram_mib=mib):
+            return (f"at {mib} MiB aggressive fusion is no worse, but it is already no worse with less: how much SRAM "
+                    "does the MLP chain's smallest compute-bound tile (512 rows, section 4) need?")
+        if fusion_summary(panel, fusion="elementwise", sram_mib=mib)["load"]["overloaded"]:
+            return (f"at {mib} MiB neither plan carries the load: the elementwise plan's GEMMs overflow SRAM too, "
+                    "and both re-read their weights tile by tile")
+        return (f"at {mib} MiB aggressive fusion's p95 is still worse: the MLP chain's smallest compute-bound tile "
+                "(512 rows) still overflows SRAM, so it spills its hidden row (section 4); how much SRAM does that "
+                "tile need?")
+
+    return _verdict_with((sram_mib,), "a whole number of MiB", test, hint)
 
 
-def aggressive_within_p95(panel, attention: Any, sram_mib: Any) -> str:
-    """02, exercise 2: aggressive fusion, at most 4 MiB of SRAM, 2,400 req/s on 4 cores, p95 under 2.8 ms."""
+def best_depth_p95(panel, max_depth: Any) -> str:
+    """02, exercise 2: aggressive fusion at the shipped point (4 MiB, 6,610 req/s, 8 cores): the cap on ops per kernel
+    (``max_depth``) that gives it the lowest p95. A cap at or above the uncapped plan's largest kernel changes nothing,
+    so only the caps below it are run."""
+    graph = transformer_block(**BLOCK)
+    ops = len(graph.compute_nodes())
+    top = max(len(k.nodes) for k in fuse_ops(graph, "aggressive", attention=FUSION_AT["attention"]))
+
     def test() -> bool:
-        if attention not in panel.ctrl["attention"].options:
-            raise ValueError(f"attention from {panel.ctrl['attention'].options}")
-        if float(sram_mib) > 4:
-            return False
-        s = _run(panel, fusion="aggressive", attention=attention, sram_mib=float(sram_mib), **FUSION_AT)
-        return s["latency_s"]["p95"] < 2.8e-3
+        depth = int(max_depth)
+        if depth != max_depth or not 1 <= depth <= ops:
+            raise ValueError(f"a whole number of ops per kernel, 1 to {ops}")
+        p95 = {d: fusion_p95_ms(panel, max_depth=d) for d in range(1, top + 1)}
+        return p95[min(depth, top)] == min(p95.values())
 
-    return _verdict((attention, sram_mib), "an attention strategy and a SRAM size (MiB, at most 4)", test,
-                    "no more SRAM: make the attention tile smaller instead (what does the naive kernel hold whole?)")
+    def hint() -> str:
+        depth = int(max_depth)
+        if depth >= top:
+            return (f"a cap of {top} or more is the uncapped plan, the scenario itself: compare the HBM bytes per "
+                    "batch of section 6, not the launches")
+        if fusion_summary(panel, max_depth=depth)["load"]["overloaded"]:
+            return ("at that cap the aggressive plan cannot carry the load at all: its cuts send intermediates "
+                    "through HBM kernel after kernel (section 6's bytes); fusing less is not always safer")
+        chain = _mlp_chain(graph, max_depth=depth)
+        if "down" in chain.nodes:
+            return ("at that cap the MLP chain still holds the up- and the down-projection, so it still keeps its "
+                    "hidden row on chip and spills, and the cut adds a round trip elsewhere: which cap cuts the chain "
+                    "at the down-projection?")
+        return "not the lowest: compare the HBM bytes per batch of section 6, not the spill or the launches"
+
+    return _verdict_with((max_depth,), "a whole number of ops per kernel", test, hint)
 
 
-def spill_time_ms(answer_ms: Any, hw) -> str:
-    """02, exercise 3: the HBM time (ms) of the fused MLP kernel's spill at batch 8 x 1,024 tokens."""
+LONE = {"batch": 1, "seq": 512}  # 02, exercise 3: one request of the stream's median length, alone
+
+
+def chain_spill_us(hw) -> float:
+    """HBM time (us) of the aggressive plan's MLP chain spill for one request of 512 tokens on ``hw`` (the library's
+    number)."""
+    chain = next(p for p in plan_points(transformer_block(**BLOCK), "aggressive", LONE, hw) if "up" in p.kernel.nodes)
+    return spill_seconds(chain.cost.spill_bytes, hw) * 1e6
+
+
+def spill_time_us(answer_us: Any, hw) -> str:
+    """02, exercise 3: the HBM time (us) of the aggressive plan's MLP chain kernel's spill for one request of 512
+    tokens (one 512-row tile, weights streamed)."""
+    expected = chain_spill_us(hw)
+    graph = transformer_block(**BLOCK)
+    f = footprint(graph, _mlp_chain(graph), LONE)
+    tile = f.working_set(LONE["seq"], stationary=False)
+    over = tile - hw.sram_bytes_per_core
+
     def test() -> bool:
-        mlp = plan_points(transformer_block(1024, 16), "aggressive", {"batch": 8, "seq": 1024}, hw, "naive")[-1]
-        expected = spill_seconds(mlp.cost.spill_bytes, hw) * 1e3
-        return abs(float(answer_ms) - expected) <= 0.02 * expected
+        return abs(float(answer_us) - expected) <= 0.01 * expected
 
-    return _verdict((answer_ms,), "a time in ms (a number)", test,
-                    "spilled bytes / (spill efficiency x HBM bandwidth); MiB are 2**20 bytes, and the "
-                    "efficiency halves the bandwidth")
+    def hint() -> str:
+        x = float(answer_us) / expected
+        slips = ((0.5, "half the answer: a spill goes out and comes back, and scattered traffic runs at half the "
+                       "bandwidth; did you count both?"),
+                 (1e6 / MIB, "MiB are 2**20 bytes, not 10**6"),
+                 (2.0, "twice the answer: the efficiency halves the bandwidth once, not twice"),
+                 (tile / over, "subtract the SRAM: only the overflow past it moves"),
+                 ((over - f.stage_bytes) / over, "the staged weight tiles (two 128 x 128 tiles, 64 KiB) are on chip "
+                                                 "too, beside the rows"))
+        for factor, why in slips:
+            if abs(x - factor) <= 0.01 * factor:
+                return why
+        return ("working set of the one 512-row tile (bytes per row x rows + the staged weight tiles), minus SRAM, "
+                "out and back once, at SPILL_EFFICIENCY x the HBM bandwidth")
+
+    return _verdict_with((answer_us,), "a time in us (a number)", test, hint)
 
 
 LITTLE_AT = {"rate": 1200.0, "policy": "dynamic", "max_batch": 16, "max_delay_ms": 4.0}  # 03, exercise 1

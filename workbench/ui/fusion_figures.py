@@ -13,7 +13,7 @@ from matplotlib.patches import FancyBboxPatch
 from workbench.analysis.roofline import KernelPoint
 from workbench.hardware import Hardware
 from workbench.ui import palette
-from workbench.ui.figures import new_figure
+from workbench.ui.figures import new_figure, plain_log
 
 MIB = 2**20
 SPILL = palette.CAUSES["memory_contention"]
@@ -52,19 +52,31 @@ def fusion_graph(before: tuple[KernelPoint, ...], after: tuple[KernelPoint, ...]
     return fig
 
 
+def kernel_name(p: KernelPoint) -> str:
+    """A kernel's name on an axis: its op, its two ops, or its first and last ops."""
+    nodes = p.kernel.nodes
+    return nodes[0] if len(nodes) == 1 else "+".join(nodes) if len(nodes) == 2 else f"{nodes[0]}..{nodes[-1]}"
+
+
 def working_set_bars(ax, points: tuple[KernelPoint, ...], hw: Hardware, title: str = "") -> None:
-    """Each kernel's per-tile SRAM working set (MiB) against the core's capacity line."""
+    """Each kernel's per-tile SRAM working set (MiB, log scale) at its chosen tile, against the core's capacity;
+    under each bar the kernel and its tile rows."""
     ax.clear()
     cap = hw.sram_bytes_per_core / MIB
-    names = [p.kernel.name.split("_", 1)[-1] for p in points]
+    names = [f"{kernel_name(p)}\n{p.cost.tiling.tile_rows:,}-row tile" for p in points]
     sizes = [p.cost.working_set / MIB for p in points]
     colors = [SPILL if p.cost.spill_bytes else palette.CURRENT for p in points]
     ax.bar(range(len(points)), sizes, color=colors)
     ax.axhline(cap, color="k", ls="--", lw=1.2, label=f"SRAM per core {cap:g} MiB")
-    ax.set_xticks(range(len(points)), names, rotation=35, ha="right", fontsize=7)
+    ax.set_yscale("log")
+    ax.set_ylim(min([*sizes, cap]) / 2, max([*sizes, cap]) * 4)
+    plain_log(ax.yaxis)
+    crowded = len(points) > 4
+    ax.set_xticks(range(len(points)), names, rotation=30 if crowded else 0, ha="right" if crowded else "center",
+                  fontsize=7)
     ax.set_ylabel("working set per tile (MiB)")
-    ax.set_title(title or "SRAM working set per kernel (orange: spills)", fontsize=9)
-    ax.legend(fontsize=8)
+    ax.set_title(title or "SRAM working set per kernel at its chosen tile (orange: spills)", fontsize=9)
+    ax.legend(fontsize=8, loc="upper left")
     ax.grid(alpha=0.3, axis="y")
 
 
@@ -91,7 +103,7 @@ def memory_figure(plan: tuple[KernelPoint, ...], hw: Hardware,
                   timelines: dict[str, tuple[list[float], list[float]]], title: str = ""):
     """One plan's working sets against SRAM beside HBM demand over a batch for each plan in ``timelines``."""
     fig, axes = new_figure(2, 11.0, 3.8)
-    fig.subplots_adjust(bottom=0.25)
+    fig.subplots_adjust(bottom=0.22 if len(plan) <= 4 else 0.32)
     working_set_bars(axes[0], plan, hw, title)
     bandwidth_demand(axes[1], timelines, hw)
     return fig
