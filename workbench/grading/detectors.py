@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from workbench.grading import claims
 from workbench.grading.drills import Drill
 from workbench.grading.lexicon import (
     ACTIONS,
@@ -131,10 +132,21 @@ def _claimed(window: str, step: tuple[str, ...]) -> bool:
     return False
 
 
+def _between(window: str, steps, change: frozenset[str]) -> bool:
+    """Does the window claim a step between the change and the symptom: a step named in words other than the change's
+    own or a metric's ('ttft', 'p99'), outside a clause that reads a figure's move ('spill 1.1 -> 11.3 mib')?"""
+    text = claims.without_readings(window)
+    return any(not claims.restates(w, change) and not claims.symptom(w) for step in steps for t in step
+               for m in phrase(t).finditer(text) for w in [claims.whole(text, m.start(), m.end())])
+
+
 def mechanism(drill: Drill, segs: list[str], norms: list[str]) -> Element:
     r = drill.rubric
     steps = steps_of(drill)
     question = drill.senior_review_question
+    change = claims.change_words(" ".join((drill.prompt, *r.change_terms)))
+    plain = norms
+    norms = [claims.untautological(n, change) for n in norms]  # the change given as its own cause is no step
     full = " ".join(norms)
     wrong = [t for t in r.rejected_mechanisms if asserted(full, t)]
     if wrong:
@@ -152,7 +164,7 @@ def mechanism(drill: Drill, segs: list[str], norms: list[str]) -> Element:
             if len(found) > len(best):
                 best, best_window = found, window
             if len(found) >= r.mechanism_min_steps and set(r.mechanism_required) <= found and _linked(window, steps) \
-                    and not _BACKWARDS.search(window):
+                    and not _BACKWARDS.search(window) and _between(window, steps, change):
                 return Element(True, quote(" ".join(segs[i:i + width])), "")
     names = r.step_names or tuple(step[0] for step in r.mechanism_chain)
     missing = [k for k in range(len(steps)) if k not in best]
@@ -164,6 +176,8 @@ def mechanism(drill: Drill, segs: list[str], norms: list[str]) -> Element:
         seen = ", ".join(f"{names[j]} ('{has(best_window, steps[j])}')" for j in sorted(best))
         hint = (f"your answer touches {seen}, but the chain is missing {', '.join(names[j] for j in missing)}; "
                 "state it as cause and effect, not as a list of terms")
+    elif plain != norms:
+        hint = claims.KINDS["tautology"]
     else:
         hint = ("explain the causal chain of this scenario in your own words, step by step, from the change to the "
                 "metric; bare terms joined by 'so' or '->' are not a mechanism")

@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import os
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from workbench.errors import ConfigError
@@ -40,6 +41,11 @@ class Rubric:
     fix_knobs: tuple[str, ...] = ()  # settings of degree ('max_delay'): turned with no value, no bounded fix
     step_names: tuple[str, ...] = ()  # per step: a short name, for feedback
     step_questions: tuple[str, ...] = ()  # per step: the question that draws it out
+    # drills whose chains are one class (a shape-envelope fallback, strict priority ...) share a name here: an answer
+    # to one is a fair answer to the other; an answer that earns only another class's chain answers another incident
+    mechanism_class: str = ""
+    # the change in words the prompt does not use ('shape drift'): a cause made only of them restates the change
+    change_terms: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -139,7 +145,9 @@ def parse_drill(data: dict, where: str) -> Drill:
         fix_knobs=_strings(r, "fix_knobs", f"{where} [rubric]", nonempty=False),
         mechanism_plain=_per_step(r, "mechanism_plain", len(chain), where, lists=True),
         step_names=_per_step(r, "step_names", len(chain), where),
-        step_questions=_per_step(r, "step_questions", len(chain), where))
+        step_questions=_per_step(r, "step_questions", len(chain), where),
+        mechanism_class=_get(r, "mechanism_class", str, f"{where} [rubric]", default="") or "",
+        change_terms=_strings(r, "change_terms", f"{where} [rubric]", nonempty=False))
     scenario = DrillScenario(
         name=_get(s, "name", str, f"{where} [scenario]"), requests=_get(s, "requests", int, where, default=20000),
         baseline=_get(s, "baseline", dict, f"{where} [scenario]"),
@@ -190,6 +198,15 @@ def load_drills(folder: str | Path | None = None) -> dict[str, Drill]:
     if not drills:
         raise ConfigError("drills", str(folder), "no drill files (*.toml) found")
     return drills
+
+
+@lru_cache(maxsize=8)
+def siblings(folder: str) -> tuple[Drill, ...]:
+    """The drills of a folder, read once (the grader checks an answer against its drill's siblings)."""
+    try:
+        return tuple(load_drills(folder).values())
+    except ConfigError:
+        return ()
 
 
 def get_drill(drill_id: str, folder: str | Path | None = None) -> Drill:

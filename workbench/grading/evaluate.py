@@ -23,7 +23,7 @@ from workbench.grading.drills import Drill
 from workbench.grading.grader import ELEMENTS, grade
 
 VERDICTS = ("strong", "partial", "weak")
-TRAPS = ("keyword", "chain", "recit", "stuffed")  # trap kinds that must never grade above weak
+TRAPS = ("keyword", "chain", "recit", "stuffed", "gamed")  # trap kinds that must never grade above weak
 GOALS = {"element": 0.9, "verdict": 0.85, "strong_recall": 0.9}
 
 

@@ -25,14 +25,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from workbench.errors import ConfigError
+from workbench.grading import claims
 from workbench.grading import detectors as det
 from workbench.grading.detectors import Element
-from workbench.grading.drills import Drill
+from workbench.grading.drills import Drill, siblings
 from workbench.grading.fix import fix
 from workbench.grading.owner import owner
-from workbench.grading.text import bare_run, content_words, grams, norm, recited, segments
+from workbench.grading.text import bare_run, content_words, grams, norm, quote, recited, segments
 from workbench.grading.workload import workload
 
 ELEMENTS = ("workload", "mechanism", "artifact", "fix", "owner", "rollback")
@@ -134,27 +136,78 @@ def grade(drill: Drill, answer: str) -> Grade:
     answer = check_answer(answer)
     shared = CARD_GRAMS | grams(" ".join([drill.prompt, drill.title, *drill.debug_branches, *drill.pitfalls,
                                           drill.senior_review_question, *drill.takeaways]))
-    references = grams(drill.strong_answer) | grams(drill.weak_answer)
-    pasted = recited(answer, references)  # the reference answer pasted back, whole
+    references = grams(drill.strong_answer, figures=False) | grams(drill.weak_answer, figures=False)
+    pasted = recited(answer, references, figures=False)  # the reference answer pasted back, whole, any figures
     segs = [] if pasted else [s for s in segments(answer) if not recited(s, shared)]
     norms = [norm(s) for s in segs]
-    if not segs:
+    # (a line or two is judged line by line below: 'Who owns it? The ML compiler team.' is an answer)
+    claimless = len(segs) >= 3 and (not any(claims.claims_something(n) for n in norms)
+                                    or claims.config_dump(segs, norms))
+    if not segs or claimless:
         # each element's own hint and question, the first hint saying why nothing was found
-        empty = "the answer is empty" if not answer.strip() else "the answer only restates the drill or the card"
+        empty = ("the answer is empty" if not answer.strip() else "no sentence in the answer claims anything (terms, "
+                 "lists and 'x = y' fields only); say what happens to what, and why, in sentences" if claimless
+                 else "the answer only restates the drill or the card")
         elements = _elements([], [], drill, False)
         first = elements[ELEMENTS[0]]
         elements[ELEMENTS[0]] = Element(False, "", f"{empty}; {first.hint}", first.question)
     else:
-        # an answer made mostly of bare term runs is keyword-stuffed: its run lines earn nothing; a list of terms
-        # split into one- to three-word 'sentences' ('Static placement. Skew. Hot core. ...') is one such run,
-        # unless a sentence beside them argues ('87% of requests ... so its queue wait explodes ...', then
+        # lines that claim nothing (a soup of terms, a bare list, 'x = y' fields) earn nothing, whatever they hold;
+        # an answer made mostly of them or of bare term runs is keyword-stuffed: its run lines earn nothing; a list
+        # of terms split into one- to three-word 'sentences' ('Static placement. Skew. Hot core. ...') is one such
+        # run, unless a sentence beside them argues ('87% of requests ... so its queue wait explodes ...', then
         # 'Least-loaded dispatch. Runtime team.': a senior's shorthand); a term line never argues
+        fielded = claims.assigned(norms)
+        kinds = [claims.degenerate(n) or ("fields" if fielded and claims.field_line(n) else None) for n in norms]
+        runs = sum(bool(k) or bare_run(n) for n, k in zip(norms, kinds, strict=True))
+        dropped = [(s, k) for s, k in zip(segs, kinds, strict=True) if k]
+        segs = [s for s, k in zip(segs, kinds, strict=True) if not k]
+        norms = [n for n, k in zip(norms, kinds, strict=True) if not k]
         terms = [_term(n) for n in norms]
         argued = any(_argued(n) for n in norms)
-        stuffed = sum(bare_run(n) for n in norms) >= 0.5 * len(norms) or (
+        stuffed = runs >= 0.5 * (len(norms) + len(dropped)) or (
             len(norms) >= 5 and sum(terms) >= 0.6 * len(norms) and not argued)
         if stuffed:
             segs, norms = [s for s, t in zip(segs, terms, strict=True) if not t], [n for n, t in zip(
                 norms, terms, strict=True) if not t]
         elements = _elements(segs, norms, drill, stuffed, argued)
+        other = None if elements["mechanism"].present else _answers_another(drill, segs, norms)
+        if other is not None:  # a fluent answer to another incident earns nothing here
+            why = (f"this explains another incident ('{other.title}'), not this one; answer the drill's own "
+                   "symptom and change")
+            elements = {k: Element(False, "", why if k == "mechanism" else e.hint, e.question)
+                        for k, e in elements.items()}
+        elif dropped:
+            elements = _told(elements, dropped)
     return graded(drill, elements)
+
+
+def _answers_another(drill: Drill, segs: list[str], norms: list[str]) -> Drill | None:
+    """The sibling drill of another class whose chain the answer states, when it states none of this drill's."""
+    own = drill.rubric.mechanism_class or drill.id
+    said = claims.content_stems(" ".join(norms))
+    here = len(said & _prompt_words(drill))
+    for other in siblings(str(Path(drill.path).parent)):
+        # another class's chain, told about that drill's incident (its prompt's words, more of them than this one's):
+        # a misdiagnosis of this incident names this one's change and is graded as such
+        if other.id != drill.id and (other.rubric.mechanism_class or other.id) != own and \
+                len(said & _prompt_words(other)) >= 2 * here + 2 and det.mechanism(other, segs, norms).present:
+            return other
+    return None
+
+
+def _prompt_words(drill: Drill) -> frozenset[str]:
+    """The distinctive words of a drill's prompt (those no more than a few prompts share are kept by the caller)."""
+    return claims.content_stems(drill.prompt) - _COMMON
+
+
+_COMMON = claims.content_stems("you observe regression in p99 latency of the after was were to and explain root cause "
+                              "release decision while for serving pool stream tenant traffic with from")
+
+
+def _told(elements: dict[str, Element], dropped: list[tuple[str, str]]) -> dict[str, Element]:
+    """Each missing element's hint, led by why the first line that claims nothing was not read."""
+    seg, kind = dropped[0]
+    why = f"'{quote(seg, 60)}': {claims.KINDS[kind]}; "
+    return {k: e if e.present or e.hint.startswith(why) else Element(False, "", why + e.hint, e.question)
+            for k, e in elements.items()}

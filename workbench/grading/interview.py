@@ -3,13 +3,20 @@ would ask for what is missing, and one grade for the whole exchange, saved with 
 
 :class:`Interview` is the state machine (no input or output of its own), shared by the
 terminal (:func:`run_interview`, ``workbench interview``) and the notebook drill panel.
-The interviewer asks at most ``max_follow_ups`` questions, one per missing core element
-in the order a reviewer would (mechanism, artifact, owner, rollback), and stops early
-when the time is up or nothing is missing. The final grade reads the answer and every
-reply together (and the later replies on their own, so a corrected mechanism counts), so a
-candidate who supplies the rollback when asked gets credit for it;
-the transcript records which element each question was about and whether the reply
-supplied it.
+The interviewer asks about each missing core element in the order a reviewer would
+(mechanism, artifact, owner, rollback), then about the fix once the core is settled. A
+reply that misses the element asked about gets one sharper retry, built from what the
+grader reports (for the mechanism, the drill's question for the first missing required
+step of the chain), and never a third ask. ``max_follow_ups`` limits the elements asked
+about, not the questions; no question is asked after the deadline, and the interview
+ends early when nothing is missing.
+
+The final grade reads the answer and every reply together (and the later replies on their
+own, so a corrected mechanism counts), so an element is credited whichever question drew it
+out: an owner given in reply to the rollback question counts and is not asked about
+afterwards. The transcript records, on each interviewer turn, the element it asked about,
+whether it was the retry and whether the reply supplied that element (``answered``), and on
+each candidate turn the elements that became present with it (``supplied``).
 """
 
 from __future__ import annotations
@@ -24,8 +31,66 @@ from typing import TextIO
 
 from workbench.errors import ConfigError
 from workbench.grading.drills import Drill
-from workbench.grading.grader import MAX_CHARS, Grade, check_answer, grade, graded
+from workbench.grading.grader import ELEMENTS, MAX_CHARS, Grade, check_answer, grade, graded
 from workbench.grading.store import Store
+
+# the retry's pointed question, per element (the mechanism's is built from the drill's chain: _mechanism_retry)
+SHARPER = {
+    "workload": "Which stream or request class regressed, and which metric moved first, from what to what?",
+    "artifact": "Concretely: which run would you show me, at which seed, and which breakdown in it would show the "
+                "mechanism step by step?",
+    "fix": "What exactly would you change, to what value, and why that bound?",
+    "owner": "Who, by team or role, owns this change and signs off on it?",
+    "rollback": "Concretely: what do you go back to, and which signal or threshold triggers it?",
+}
+_MISSING = "the chain is missing "  # where the grader's mechanism hint lists the steps it did not find
+
+
+def missing_steps(drill: Drill, hint: str) -> list[int]:
+    """The chain steps the grader's mechanism hint names as missing, in chain order ([] when the hint names none:
+    no step was found at all, or a wrong bottleneck class was asserted)."""
+    if _MISSING not in hint:
+        return []
+    listed = hint.split(_MISSING, 1)[1].split(";", 1)[0]
+    items = f", {listed}, "  # a step name may hold a comma itself: match whole names between the separators
+    return [k for k, name in enumerate(_step_names(drill)) if f", {name}, " in items]
+
+
+def _step_names(drill: Drill) -> tuple[str, ...]:
+    r = drill.rubric
+    return r.step_names or tuple(step[0] for step in r.mechanism_chain)
+
+
+def _mechanism_retry(drill: Drill, hints: list[str]) -> str:
+    """The sharper mechanism question: the drill's question for the first required step that no hint reports
+    as found (the first such step when every required one was found; the first required step when none was).
+    The hints are the whole exchange's and each turn's own, so a step the last reply gave is not asked again."""
+    r, names = drill.rubric, _step_names(drill)
+    seen: set[int] = set()
+    for hint in hints:
+        missing = missing_steps(drill, hint)
+        if missing:
+            seen |= set(range(len(names))) - set(missing)
+    todo = [k for k in range(len(names)) if k not in seen]
+    if not todo:
+        return (f"You have named every link; now walk me through them as one chain, cause to effect, from "
+                f"{names[0]} to {names[-1]}.")
+    if seen:
+        k = next((j for j in todo if j in r.mechanism_required), todo[0])
+        lead = f"One link is missing from your chain: {names[k]}."
+    else:
+        k = r.mechanism_required[0]
+        lead = f"Take the chain one link at a time, and start with this link: {names[k]}."
+    question = r.step_questions[k] if k < len(r.step_questions) else drill.senior_review_question
+    return f"{lead} {question}"
+
+
+def sharper(drill: Drill, element: str, hints: list[str]) -> str:
+    """The retry for an element the first ask did not draw out: pointed, and never the first question again.
+    ``hints`` are the grader's mechanism hints (the whole exchange's, then each turn's), read for the mechanism."""
+    if element == "mechanism":
+        return _mechanism_retry(drill, hints)
+    return SHARPER[element]
 
 
 @dataclass
@@ -33,8 +98,8 @@ class Interview:
     """One interview on one drill: ``answer`` the opening, then ``reply`` to each question until ``done``."""
 
     drill: Drill
-    max_follow_ups: int = 4
-    deadline: float | None = None  # unix time, s: no follow-up is asked after it
+    max_follow_ups: int = 5  # elements asked about (a retry is the same element): the four core ones and the fix
+    deadline: float | None = None  # unix time, s: no question, retries included, is asked after it
     transcript: list[dict] = field(default_factory=list)
     started_at: float = field(default_factory=time.time)
     question: str | None = None  # the open question, if any
@@ -63,24 +128,67 @@ class Interview:
 
     @property
     def done(self) -> bool:
+        """The interview is over: answered, and no question is open."""
         return self.question is None and bool(self.transcript)
 
+    def asked(self) -> list[dict]:
+        """The interviewer's turns, in order."""
+        return [t for t in self.transcript if t["role"] == "interviewer"]
+
+    def credited(self) -> dict[str, str]:
+        """Elements a reply supplied to a question about another element: {supplied element: the element asked}."""
+        out: dict[str, str] = {}
+        for question, reply in zip(self.transcript, self.transcript[1:]):
+            if question["role"] == "interviewer" and reply["role"] == "candidate":
+                for name in reply.get("supplied", []):
+                    if name != question["element"]:
+                        out.setdefault(name, question["element"])
+        return out
+
+    def _hints(self) -> list[str]:
+        """The mechanism hints of the whole exchange and of each candidate turn on its own."""
+        turns = [t["text"] for t in self.transcript if t["role"] == "candidate"]
+        return [self.grade.elements["mechanism"].hint] + [grade(self.drill, t).elements["mechanism"].hint
+                                                         for t in turns]
+
+    def _ask(self, element: str, question: str, retry: bool) -> str:
+        self.transcript.append({"role": "interviewer", "element": element, "text": question, "retry": retry,
+                                "at": time.time()})
+        return question
+
     def _next(self) -> str | None:
-        asked = {t["element"] for t in self.transcript if t["role"] == "interviewer"}
-        if len(asked) >= self.max_follow_ups or (self.deadline is not None and time.time() > self.deadline):
+        if self.deadline is not None and time.time() > self.deadline:
             return None
-        for element, question in self.grade.follow_ups():
-            if element not in asked:
-                self.transcript.append({"role": "interviewer", "element": element, "text": question,
-                                        "at": time.time()})
-                return question
+        g, turns = self.grade, self.asked()
+        if turns and not turns[-1]["retry"] and not g.elements[turns[-1]["element"]].present:
+            element = turns[-1]["element"]  # missed at the first ask: once more, sharper, before moving on
+            return self._ask(element, sharper(self.drill, element, self._hints()), retry=True)
+        asked = {t["element"] for t in turns}
+        if len(asked) >= self.max_follow_ups:
+            return None
+        settled = asked | set(self.credited())  # asked already, or drawn out by another question: not asked again
+        core = [(k, q) for k, q in g.follow_ups() if k not in settled]
+        if core:
+            return self._ask(*core[0], retry=False)
+        fix = g.elements["fix"]
+        if not fix.present and "fix" not in settled:  # the core is settled: now the fix
+            return self._ask("fix", fix.question, retry=False)
         return None
+
+    def _add_reply(self, text: str) -> list[str]:
+        """Append a candidate turn; return (and record) the elements that became present with it."""
+        before = self.grade.elements
+        turn = {"role": "candidate", "text": text, "at": time.time()}
+        self.transcript.append(turn)
+        after = self.grade.elements
+        turn["supplied"] = [k for k in ELEMENTS if after[k].present and not before[k].present]
+        return turn["supplied"]
 
     def answer(self, text: str) -> str | None:
         """The opening answer; returns the first follow-up question, or None when nothing is missing."""
         if self.transcript:
             raise RuntimeError("the interview has already started; use reply()")
-        self.transcript.append({"role": "candidate", "text": check_answer(text), "at": time.time()})
+        self._add_reply(check_answer(text))
         self.question = self._next()
         return self.question
 
@@ -93,11 +201,29 @@ class Interview:
             raise ConfigError("reply", f"{len(text)} characters", f"would make the exchange longer than {MAX_CHARS} "
                               "characters; keep it shorter")
         turn = self.transcript[-1]  # the open question: what it asked about
-        before = self.grade.elements[turn["element"]].present
-        self.transcript.append({"role": "candidate", "text": text, "at": time.time()})
-        turn["answered"] = self.grade.elements[turn["element"]].present and not before
+        turn["answered"] = turn["element"] in self._add_reply(text)
         self.question = self._next()
         return self.question
+
+    def outcomes(self) -> list[str]:
+        """One line per element asked about (supplied at the first ask, at the retry, later, or still missing),
+        then one per element given in reply to another element's question."""
+        present = {k: e.present for k, e in self.grade.elements.items()}
+        asks: dict[str, list[dict]] = {}
+        for t in self.asked():
+            asks.setdefault(t["element"], []).append(t)
+        lines = []
+        for element, turns in asks.items():
+            if turns[0].get("answered"):
+                state = "supplied at the first ask"
+            elif len(turns) > 1 and turns[1].get("answered"):
+                state = "supplied at the retry"
+            else:
+                state = "supplied later" if present[element] else "still missing"
+            lines.append(f"asked about {element}: {state}")
+        lines += [f"{got}: given in reply to the {asked} question" for got, asked in self.credited().items()
+                  if present[got]]
+        return lines
 
     def save(self, store: Store, completed: bool = True) -> int | None:
         """Save the graded exchange and its transcript (nothing when no answer was given); returns the id."""
@@ -122,7 +248,7 @@ def _read(stdin: TextIO, stdout: TextIO, lead: str) -> str | None:
 
 
 def run_interview(drill: Drill, store: Store, evidence_text: str, reference: str, minutes: float | None = None,
-                  max_follow_ups: int = 4, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout) -> int | None:
+                  max_follow_ups: int = 5, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout) -> int | None:
     """A mock interview in the terminal; Ctrl-C, a closed terminal (SIGHUP) or the end of input saves what was
     answered. Returns the attempt."""
     from workbench.grading.practice import Escaped
@@ -180,10 +306,9 @@ def _run(drill: Drill, store: Store, evidence_text: str, reference: str, minutes
         return None
     attempt = iv.save(store, completed=iv.done)
     g = iv.grade
-    turns = [t for t in iv.transcript if t["role"] == "interviewer"]
     stdout.write("\nThe whole exchange, graded:\n" + feedback(g) + "\n")
-    for t in turns:
-        stdout.write(f"  asked about {t['element']}: {'supplied' if t.get('answered') else 'still missing'}\n")
+    for line in iv.outcomes():
+        stdout.write(f"  {line}\n")
     stdout.write(f"\nStrong reference answer (its figures are from the runs above):\n{reference}\n"
                  f"(attempt #{attempt} saved to {Path(store.path)}, with the transcript)\n")
     stdout.flush()

@@ -46,7 +46,7 @@ CREATE TABLE IF NOT EXISTS attempts (
 CREATE INDEX IF NOT EXISTS attempts_drill ON attempts (drill, finished_at);
 CREATE TABLE IF NOT EXISTS interviews (
     attempt INTEGER PRIMARY KEY REFERENCES attempts (id),
-    transcript TEXT NOT NULL    -- JSON: {completed, turns: [{role, text, at, element?, answered?}]}
+    transcript TEXT NOT NULL    -- JSON: {completed, turns: [{role, text, at, element?, answered?, retry?, supplied?}]}
 );
 """
 COLUMNS = (("id", "INTEGER"), ("drill", "TEXT"), ("started_at", "REAL"), ("finished_at", "REAL"),

@@ -11,7 +11,8 @@ import re
 from functools import lru_cache
 
 MAX_WORD = 40  # characters; a longer "word" is cut, so no pattern can backtrack over it
-_STOP = {"the", "a", "an", "of", "to", "its", "their", "is", "are"}
+STOP = frozenset(("the", "a", "an", "of", "to", "its", "their", "is", "are"))
+_STOP = STOP
 _WHOLE = {"and", "the", "are", "was", "not", "but", "for", "any", "one", "all", "can", "has", "had", "its", "off",
           "out", "too", "now", "way", "due", "why", "use", "run", "set", "add", "cap", "cut", "get", "put", "let",
           "ask", "per"}
@@ -81,7 +82,9 @@ def phrase(term: str) -> re.Pattern:
         if w in _WHOLE_VERBS:  # a short verb keeps its forms ('adds', 'capped', 'cutting'), not other words ('address')
             tail = r"(?:s|es|ed|ing|[a-z](?:ed|ing))?(?![a-z])"
         body = re.escape(stem).replace("'", "'?")  # don't = dont
-        if w in _NUMBERS:  # two = 2, and 2 = two
+        if w == "#":  # any figure: '# iterations' is '6 iterations', '5-6 iterations', '~6 iterations'
+            body, tail = r"~?\d[\d.,]*(?:-\d[\d.,]*)?(?:k|x)?", r"(?![a-z0-9])"
+        elif w in _NUMBERS:  # two = 2, and 2 = two
             body, tail = f"(?:{w}|{_NUMBERS[w]})", r"(?![a-z0-9])"
         elif w in ("gib", "mib"):  # 12 gib = 12 gb
             body = w[0] + "i?b"
@@ -223,16 +226,23 @@ def bare_run(text: str) -> bool:
     return short >= 0.75 or (short >= 0.6 and not claim)
 
 
-def grams(text: str, n: int = 5) -> set[tuple[str, ...]]:
-    words = re.findall(r"[a-z0-9]+", text.lower())
+def grams(text: str, n: int = 5, figures: bool = True) -> set[tuple[str, ...]]:
+    """Word n-grams. Without ``figures``, every figure is one word '0' and a template's placeholder
+    ('{reg.ttft_ms.p99:.2f}') a figure: a reference pasted back with its numbers changed is still the reference."""
+    if figures:
+        words = re.findall(r"[a-z0-9]+", text.lower())
+        return {tuple(words[i:i + n]) for i in range(len(words) - n + 1)}
+    text = re.sub(r"\{[^{}\n]{1,80}\}", " 0 ", text.lower())
+    words = ["0" if w[0].isdigit() else w for w in re.findall(r"[a-z]+|\d+(?:[.,]\d+)*", text)]
     return {tuple(words[i:i + n]) for i in range(len(words) - n + 1)}
 
 
-def recited(segment: str, source: set, share: float = 0.4) -> bool:
-    """Are 40% or more of the segment's word 5-grams in the source? (A sentence under ten words that names a
-    config key from the prompt is no recitation.)"""
-    g = grams(segment)
-    return len(g) >= 6 and len(g & source) >= share * len(g)
+def recited(segment: str, source: set, share: float = 0.4, figures: bool = True) -> bool:
+    """Are 40% or more of the segment's word 5-grams in the source (its grams made with the same ``figures``)? (A
+    sentence under ten words that names a config key from the prompt is no recitation; without figures, a text
+    under thirty words is none: a short reading shares its frame with any reference.)"""
+    g = grams(segment, figures=figures)
+    return len(g) >= (6 if figures else 25) and len(g & source) >= share * len(g)
 
 
 def quote(s: str, limit: int = 240) -> str:

@@ -42,8 +42,10 @@ class DrillPanel:
     """A drill picker, its prompt and evidence, an answer box and a Grade button.
 
     With ``interview=True`` it is a mock interview: the button sends the answer, the
-    interviewer asks a follow-up for each missing core element in the reply box, and the
-    whole exchange is graded (and saved with its transcript) when the questions end.
+    interviewer asks whatever :class:`~workbench.grading.interview.Interview` asks next (a
+    follow-up for each missing core element, one sharper retry when a reply misses it, then
+    the fix) in the reply box, and the whole exchange is graded (and saved with its
+    transcript) when the questions end.
     """
 
     def __init__(self, drills: dict[str, Drill] | None = None, store: Store | bool | None = None,
@@ -155,8 +157,7 @@ class DrillPanel:
         iv = self.interview
         self.follow_up.layout.display = "none"
         self.last_grade = iv.grade
-        asked = "".join(f"<li>asked about {t['element']}: {'supplied' if t.get('answered') else 'still missing'}"
-                        f"</li>" for t in iv.transcript if t["role"] == "interviewer")
+        asked = "".join(f"<li>{html.escape(line)}</li>" for line in iv.outcomes())
         note = ""
         if self.store is not None:
             attempt = iv.save(self.store)

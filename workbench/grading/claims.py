@@ -1,0 +1,349 @@
+"""Claim structure: does a sentence claim something, or only hold the drill's words?
+
+An element is earned by a sentence that asserts it: a predicate links the named things.
+The degenerate forms earn nothing, however many rubric words they hold, and each has its
+own reason, told to the learner in the hint:
+
+* ``soup``: a run of terms with almost no function words ("chat tenant docs tenant TTFT p99
+  per-tenant same seed owner serving runtime team rollback canary revert ..."); a telegraphic
+  run of a dozen words or more in which fewer than one word in eight is an article,
+  preposition, pronoun or conjunction, and no clause has a verb of its own;
+* ``list``: a bare list, four or more separators between items of one to three words, no item
+  a clause ("Decision: sweep, canary, owner, rollback.");
+* ``key = value``: fields assigned in prose ("Root cause = chunked prefill. Decision = raise
+  the budget, owner runtime, rollback canary."); a pasted setting with an identifier for its
+  key (``max_delay_s = 0.002``) is a config line, read by the fix alone;
+* ``tautology``: a cause that only restates the change the prompt names ("TTFT rose because
+  of chunked prefill", "goodput fell because the KV cache was cut"); the clause is blanked
+  before the mechanism is read, so the chain must come from what happens in between.
+
+Every check is a bounded pattern or a count over the sentence's words: linear in its length.
+"""
+
+from __future__ import annotations
+
+import re
+
+from workbench.grading.text import STOP
+
+FUNCTION = frozenset((
+    "a", "an", "the", "of", "to", "in", "on", "at", "by", "for", "from", "with", "into", "onto", "over", "under",
+    "behind", "before", "after", "than", "as", "and", "or", "but", "so", "because", "since", "while", "when", "if",
+    "then", "which", "that", "who", "what", "where", "it", "its", "they", "them", "their", "we", "our", "us", "i",
+    "you", "your", "he", "she", "his", "her", "this", "these", "those", "there", "here", "is", "are", "was", "were",
+    "be", "been", "being", "has", "have", "had", "do", "does", "did", "will", "would", "can", "could", "should",
+    "must", "may", "might", "not", "no", "each", "every", "all", "any", "some", "more", "less", "only", "until",
+    "once", "about", "up", "down", "out", "off", "back", "through", "until", "per", "vs", "versus", "via", "how",
+    "why", "just", "also", "too", "very", "much", "many", "still", "even", "again", "both", "either", "own"))
+# finite verbs and auxiliaries: an English clause has one of these (a verb lexicon, not a tagger: the soup check only
+# needs to know that a dozen words passed with no verb among them)
+_AUX = (r"is|are|was|were|be|been|being|am|'s|'re|has|have|had|'ve|does|do|did|will|would|'ll|'d|can|could|"
+        r"should|must|may|might|shall|won't|can't|don't|doesn't|didn't|isn't|aren't|wasn't|weren't|wouldn't")
+_VERBS = ("cause", "make", "take", "wait", "queue", "fill", "spill", "stall", "fall", "rise", "grow", "drop", "miss",
+          "hit", "run", "go", "come", "need", "get", "give", "split", "cut", "move", "push", "pull", "hold", "block",
+          "starve", "evict", "load", "compile", "recompile", "fit", "land", "sit", "stay", "pay", "cost", "add",
+          "double", "triple", "halve", "climb", "jump", "spike", "explode", "blow", "pile", "back", "build", "form",
+          "serve", "send", "route", "pin", "own", "revert", "roll", "switch", "flip", "ship", "release", "prove",
+          "show", "replay", "compare", "raise", "lower", "cap", "keep", "use", "mean", "lead", "drive",
+          "force", "trigger", "eat", "steal", "leave", "free", "share", "contend", "fight", "compete", "saturate",
+          "exceed", "outgrow", "overflow", "stretch", "inflate", "dominate", "bound", "limit", "win", "lose", "help",
+          "hurt", "break", "fix", "restore", "preempt", "recompute", "redo", "thrash", "reload", "copy", "stream",
+          "write", "fuse", "unfuse", "tile", "stage", "launch", "finish", "start", "begin", "end", "arrive",
+          "accumulate", "batch", "delay", "slow", "speed", "improve", "regress", "degrade", "increase", "decrease",
+          "reduce", "shrink", "expand", "widen", "absorb", "amortise", "amortize", "spread", "interleave", "chunk",
+          "throttle", "block", "let", "put", "bump", "trade", "buy", "accept", "reject", "verify", "draft",
+          "propose", "sync", "wait", "ring", "reduce", "gather", "overlap", "hide", "expose", "look", "seem", "become",
+          "happen", "matter", "depend", "belong", "sign", "agree", "decide", "think", "guess", "bet", "doubt", "know",
+          "want", "try", "check", "watch", "measure", "sweep", "rerun", "dump", "plot", "trace", "profile", "owe")
+_IRREGULAR = ("went", "gone", "came", "took", "taken", "made", "fell", "fallen", "rose", "risen", "grew", "grown",
+              "ran", "got", "gotten", "gave", "given", "held", "built", "left", "sat", "paid", "lost", "won", "broke",
+              "broken", "blew", "blown", "led", "drove", "driven", "ate", "eaten", "stole", "stolen", "saw", "seen",
+              "meant", "kept", "sent", "spent", "thought", "knew", "known", "became", "began", "begun", "shown", "read",
+              "split", "cut", "set", "put", "hit", "let", "fit", "cost")
+# finite forms only: an auxiliary, an irregular past, or a lexicon verb with its -s, -es, -ed ending (the bare form
+# is as often a noun: 'queue', 'trace', 'replay'); never inside an identifier ('max_num_batched_tokens')
+_FINITE = (r"(?<![a-z'_])(?:" + _AUX + "|" + "|".join(_IRREGULAR) + "|(?:" + "|".join(sorted(set(_VERBS))) +
+           r")(?:s|es|ed|d|ped|ted|ned|led))(?![a-z_])|(?<=[a-z])'(?:re|s|ve|ll|d|m)(?![a-z])")
+_VERB = re.compile(_FINITE + "|"
+                   # an imperative opens its sentence: 'add 1024 and 2048 buckets', 'revert to wfq'
+                   r"(?:^|[;:]\s|(?<![a-z])(?:and|then)\s)\W*(?:" + "|".join(sorted(set(_VERBS))) +
+                   r")(?![a-z_-])(?!\s?:)")
+_OPENS_IMPERATIVE = re.compile(r"^\W*(?:" + "|".join(sorted(set(_VERBS))) + r")(?![a-z_-])(?!\s?:)")
+_WORD = re.compile(r"[a-z0-9][a-z0-9_'%./-]*")
+_SEPARATORS = re.compile(r"[,;|/]|\s(?:->|\u2192)\s|\s\+\s")
+# a rubric's field assigned with '=' ('root cause = x', 'decision = y, owner z'), not a setting or a formula
+# ('max_delay_s = 0.002', 'rho = 0.89')
+_FIELD = re.compile(r"(?<![\w.])(?:root cause|cause|mechanism|why|diagnosis|decision|fix|remedy|action|plan|owner|"
+                    r"owners|ownership|rollback|roll back|artifact|artefact|evidence|proof|release|workload|symptom|"
+                    r"impact|gate|validation|next steps?)\s?=(?!=)")
+
+
+_CRAMMED = re.compile(r"[,;]\s*(?:owner|owners|rollback|roll back|evidence|artifact|artefact|proof|fix)\s+[a-z]")
+_CAUSE_FIELD = re.compile(r"(?:root cause|cause|mechanism|why|diagnosis|decision)")
+
+
+def words(n: str) -> list[str]:
+    return _WORD.findall(n)
+
+
+def predicates(n: str) -> int:
+    """How many finite verbs or auxiliaries the sentence holds (a count from a verb lexicon)."""
+    return len(_VERB.findall(n))
+
+
+_PROOF_LABEL = re.compile(r"^\W*(?:proof|prove it|repro|reproduction|artifact|artefact|evidence|show)\s?:")
+
+
+def soup(n: str) -> bool:
+    """A telegraphic run of terms: twenty words or more, fewer than one in eight a function word, and at most one
+    finite verb for every dozen words. (A senior's terse line, 'chat TTFT p99 2.9 ms -> 574 ms, goodput 100 -> 40,
+    tok/s flat', is shorter: a reading, not a soup.)"""
+    if longest_run(n) >= 12:
+        return True
+    w = [x for x in words(n) if not re.match(r"[\d.~]", x)]  # figures are no terms
+    if len(w) < 20 or _PROOF_LABEL.match(n):  # a proof's parts listed under its label name things to run
+        return False
+    function = sum(x in FUNCTION for x in w)
+    return function < len(w) / 8 and predicates(n) * 12 <= len(w)
+
+
+def bare_list(n: str) -> bool:
+    """Four or more items, three in four of them a single word, none a clause: 'Decision: sweep, canary, owner,
+    rollback.' (A proof described as a list, 'same-seed run, WFQ vs priority, per-stream breakdown', names things.)"""
+    body = re.sub(r"^\W*[a-z][a-z /&-]{0,30}:", "", n)  # past a 'Label:'
+    body = re.sub(r"\([^()]{0,80}\)", " ", body)  # an aside is no item
+    items = [i for i in _SEPARATORS.split(re.sub(r"\s(?:and|or)\s(?=[^,;]{1,30}$)", ", ", body)) if i.strip()]
+    items = [i for i in items if re.search(r"[a-z]{2}", i)]  # '1024/2048/4096' are figures, not items
+    if len(items) < 4:
+        return False
+    sizes = [len([x for x in words(i) if x not in STOP]) for i in items]
+    return sum(k <= 1 for k in sizes) >= 0.75 * len(items) and max(sizes) <= 4 and \
+        not any(re.search(_FINITE, i) for i in items)  # 'sweep' in a list is a term, not an imperative
+
+
+def fields(n: str) -> bool:
+    """Rubric fields assigned with '=' and no claim in their values: 'Root cause = chunked prefill 512-token
+    budget.', 'Decision = sweep, owner runtime, rollback canary.' A field whose value is a sentence ('cause = the
+    batcher holds each request until ...') is a label; a setting ('max_delay_s = 0.002') is no field."""
+    found = list(_FIELD.finditer(n))
+    spans = [m.end() for m in found]
+    # a lone 'owner = runtime team' is a label written with '='; a cause assigned, or fields run together, is not
+    if not spans or (len(spans) == 1 and not _CAUSE_FIELD.match(found[0].group())):
+        return False
+    values = [n[a:b] for a, b in zip(spans, [m.start() for m in found][1:] + [len(n)], strict=True)]
+    return not any(_claim(v) for v in values)
+
+
+# a value that is a sentence: a finite verb (not an -ed word before a noun, 'chunked prefill'), or an imperative
+_IMPERATIVE = re.compile(r"^\W*(?:add|raise|lower|revert|roll|switch|flip|cap|set|keep|pin|restore|move|split|drop|"
+                         r"give|use|turn|disable|enable|route|dispatch|recompile|rebuild|precompile|limit|bump|cut)"
+                         r"(?![a-z])")
+
+
+def _claim(v: str) -> bool:
+    if _CRAMMED.search(v):
+        return False  # 'raise the budget, owner runtime, rollback canary': other fields named bare
+    aux = re.search(r"(?<![a-z'_])(?:" + _AUX + r")(?![a-z_])", v)
+    return bool(aux or _IMPERATIVE.search(v) or len([x for x in words(v) if x in FUNCTION]) >= 3)
+
+
+KINDS = {"soup": "this line runs terms together with no sentence; say what happens to what, and why",
+         "list": "this line lists terms; say what causes what",
+         "fields": "this line assigns labels ('x = y'); state the claim as a sentence",
+         "tautology": "this names the change as its own cause; say what the change does, step by step, that "
+                      "moves the metric"}
+
+
+def field_line(n: str) -> bool:
+    """Does the line assign a rubric field with '='?"""
+    return bool(_FIELD.search(n))
+
+
+def assigned(norms: list[str]) -> bool:
+    """Does the answer state its fields with '=' ('Root cause = ...', 'Fix = ...', 'Owner = ...'), three lines or
+    more? Then every such line is a field, the lone 'owner = ...' too."""
+    return sum(bool(_FIELD.search(n)) for n in norms) >= 3
+
+
+def degenerate(n: str) -> str | None:
+    """Why a normalised sentence claims nothing (a key of :data:`KINDS`), or None when it may claim something."""
+    if fields(n):
+        return "fields"
+    if soup(n):
+        return "soup"
+    if bare_list(n):
+        return "list"
+    return None
+
+
+_GENERIC = frozenset(("enabled", "enable", "enabling", "turned", "turning", "switched", "change", "changes", "changed",
+                      "new", "on", "off", "the", "a", "an", "was", "were", "is", "are", "been", "being", "got",
+                      "of", "that", "this", "it", "its", "to", "from", "with", "by", "for", "and", "our", "we", "they",
+                      "having", "after", "just", "recent", "recently", "rollout", "setting", "config", "introduced",
+                      "introducing", "introduction", "adding", "added", "use", "using", "used"))
+# a cause clause: what follows 'because (of)', 'due to', 'caused by', 'since', to the end of its clause
+_CAUSE = re.compile(r"(?<![a-z])(?:because(?: of)?|due to|caused by|driven by|thanks to|owing to)\s+"
+                    r"([^,;.:()\u2192]{1,80}?)(?=\s*(?:[,;.]\s*(?!(?:which|so|meaning|as|since|because|that)\s)|$|"
+                    r"\s(?:and|but|while|whereas)\s))")
+# the effect a tautology gives: the symptom itself ('ttft up because ...'), not a step ('load imbalance caused by ...')
+_SYMPTOM = re.compile(r"(?<![a-z])(?:p\d\d\w*|tail|latency|latencies|ttft|itl|tpot|goodput|throughput|regress\w*|"
+                      r"time-to-first-token|first tokens?|inter-token|"
+                      r"slow\w*|worse|degrad\w*|spike\w*|metric|symptom|slo)(?![a-z])")
+# the change as the subject of a causal verb, with the symptom after it: 'chunked prefill caused the ttft regression'
+_AGENT = re.compile(r"(?:^|[,;:]\s|\.\s)\s*([a-z0-9][^,;.:()]{1,60}?)\s+(?:caused|causes|led to|leads to|drove|drives|"
+                    r"is behind|was behind|made|makes|broke|pushed|raised|hurt|triggered|is why|was why|"
+                    r"(?:is|was) (?:what|the reason)(?: \w+)?)\s+(?:the\s+)?"
+                    r"(?:[\w.%-]+\s+){0,3}?(?:regression|p\d\d\w*|ttft|tail|latency|goodput|itl|slowdown|drop|rise|"
+                    r"increase|spike|time-to-first-token|time to first token|first tokens?)(?![a-z])")
+
+
+def _stem(w: str) -> str:
+    return re.sub(r"(?:ing|ed|es|s)$", "", w) if len(w) > 4 else w
+
+
+def restates(clause: str, known: frozenset[str], own: bool = False) -> bool:
+    """Is the clause only known words (the prompt's, or the effect's own with ``own``), the generic words of a change
+    or a reading aside?"""
+    generic = _GENERIC | _READING_WORDS if own else _GENERIC
+    w = [_stem(x) for x in words(_split(clause)) if x not in generic and x not in STOP and not x[0].isdigit()]
+    return bool(w) and len(w) <= 8 and all(x in known for x in w)
+
+
+def circular(cause: str, effect: str, change: frozenset[str]) -> bool:
+    """Does the cause only restate its effect ('spill increased because the fusion change increased spill', 'the hit
+    rate fell because fewer requests hit a bucket'): its words the effect's, the change's or a reading's, one of
+    them at least the effect's own?"""
+    own = frozenset(_stem(x) for x in words(_split(effect)) if x not in _GENERIC | _READING_WORDS)
+    cause_words = {_stem(x) for x in words(_split(cause))}
+    return bool(own & cause_words) and restates(cause, change | own, own=True)
+
+
+# the words a reading restates its own figure in ('more requests fell back', 'there was more contention')
+_READING_WORDS = frozenset(("more", "fewer", "less", "higher", "lower", "longer", "shorter", "bigger", "smaller",
+                            "increased", "increase", "decreased", "decrease", "rose", "rise", "fell", "fall", "grew",
+                            "went", "got", "became", "better", "worse", "requests", "request", "there", "much",
+                            "contribution", "share", "amount", "number", "count", "level", "its", "took", "took"))
+_FALLS_BACK = re.compile(r"(?<![a-z])(?:fell|falls|fall|falling) back(?![a-z])")
+
+
+def _split(text: str) -> str:
+    """Identifiers split into words ('mapping_fallback' -> 'mapping fallback'), 'fell back' one word 'fallback'."""
+    return _FALLS_BACK.sub("fallback", text.replace("_", " "))
+
+
+def content_stems(text: str) -> frozenset[str]:
+    """The stems of a text's content words (no function word, no figure, no trailing punctuation)."""
+    return frozenset(_stem(re.sub(r"'s?$", "", x.strip(".,%/-"))) for x in words(_split(text.lower()))
+                     if x not in FUNCTION and x not in _GENERIC and not x[0].isdigit() and len(x) > 2)
+
+
+def change_words(prompt: str) -> frozenset[str]:
+    """The stems of the words the drill's prompt uses: a cause made only of them restates the change."""
+    return frozenset(_stem(x) for x in words(prompt.lower()))
+
+
+def untautological(n: str, change: frozenset[str]) -> str:
+    """The sentence with every cause that restates the change or the effect it explains taken out with its causal
+    word ('ttft up because chunked prefill' -> 'ttft up'; 'spill rose because the change increased spill' -> 'spill
+    rose'), so the mechanism must come from the steps in between. Before a colon only the cause goes: the colon's
+    explanation keeps its causal word ('... because of chunked prefill: each long prompt is cut ...')."""
+    cut = []
+    for m in _CAUSE.finditer(n):
+        start = max(n.rfind(". ", 0, m.start()) + 1, n.rfind(";", 0, m.start()) + 1, m.start() - 120)
+        effect = n[start:m.start()]
+        if (restates(m.group(1), change) and _SYMPTOM.search(effect)) or circular(m.group(1), effect, change):
+            cut.append(m.span(1) if n[m.end():m.end() + 2].strip().startswith(":") else m.span())
+    cut += [m.span() for m in _AGENT.finditer(n) if restates(m.group(1), change)]
+    for a, b in sorted(cut, reverse=True):
+        n = n[:a] + " " + n[b:]
+    return n
+
+
+def tautological(n: str, change: frozenset[str]) -> bool:
+    """Does the sentence give the change itself as a cause?"""
+    return untautological(n, change) != n
+
+
+_TOKENS = re.compile(r"[a-z0-9][a-z0-9_'%./~+-]*|[,;:()\[\]{}=]|->|\u2192|\.(?=\s)")
+
+
+def longest_run(n: str) -> int:
+    """The longest stretch of content words with no function word or punctuation between them: prose rarely runs
+    past eight ('per-tenant ttft p99 cdf'); a soup of terms runs on for a dozen or more."""
+    best = cur = 0
+    for tok in _TOKENS.findall(n):
+        cur = 0 if tok in FUNCTION or not tok[0].isalnum() else cur + 1
+        best = max(best, cur)
+    return best
+
+
+def claims_something(n: str) -> bool:
+    """A sentence that claims: past its label, four words or more with a finite verb among them that is not an
+    adjective ('pinned plan', 'unfused mapping'), not a question, not a list of items, not a soup or fields. (A
+    senior's arrow chain claims when a link has its verb: '>512 misses all buckets -> generic kernels -> ...')"""
+    if degenerate(n) or _CONFIG_KEY.match(n) or _ASSIGNS.search(n):
+        return False  # a pasted config's line ('fix: revert max_delay_s=2ms'): a setting, not a sentence
+    body = _LABEL.sub(" ", n, count=1)
+    if re.search(r"\?\W*$", body):
+        return False
+    items = [i for i in re.split(r"[,;]", body) if i.strip()]
+    if len(items) >= 3 and sum(len(words(i)) <= 4 for i in items) >= 0.75 * len(items):
+        return False  # 'closed-loop mapping report, same seed, per-bucket hit rate, misses by reason'
+    verbs = [m for m in _VERB.finditer(body) if not (_PARTICIPLE.search(m.group()) and _ADJECTIVE.match(body, m.end()))]
+    return bool(verbs) and (len(words(body)) >= 4 or bool(_OPENS_IMPERATIVE.match(body)))
+
+
+_PARTICIPLE = re.compile(r"(?:ed|" + "|".join(w for w in _IRREGULAR if w.endswith(("n", "t", "d"))) + r")$")
+_LABEL = re.compile(r"^\W*[a-z][a-z0-9 _/&-]{0,30}:(?=\s)")
+_CONFIG_KEY = re.compile(r"^\W*[a-z][a-z0-9]*(?:[_.][a-z0-9]+)+\s?[:=]")  # 'root_cause: ...'
+_ASSIGNS = re.compile(r"(?<![a-z0-9])[a-z][a-z0-9]*(?:_[a-z0-9]+)+\s?=\s?[\w.'\"]")  # 'max_delay_s=2ms'
+
+_IDENTIFIER = re.compile(r"(?<![a-z0-9])[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![a-z0-9])")
+# a participle before a noun is an adjective: 'pinned plan', 'unfused mapping', 'hit rate'
+_ADJECTIVE = re.compile(r"\s(?!(?:" + "|".join(sorted(FUNCTION)) + r")(?![a-z]))[a-z][a-z_-]+")
+
+
+# a figure's move ('22% -> 36%', 'from 1.1 mib to 11.3 mib', 'to 36%'), and the clause that reads it
+_MOVE = re.compile(r"(?:(?<![a-z])from\s)?~?\d[\d.,]*\s?(?:%|ms|s|us|mib|gib|mb|gb|x|req/s|tokens/s)?\s?"
+                   r"(?:to|->|\u2192)\s?~?\d|(?<![a-z])(?:rose|rises|climbed|jumped|grew|fell|dropped|increased|"
+                   r"decreased|went up|went down) to ~?\d")
+_CLAUSE_START = re.compile(r"[,;:.](?=\s)|\(|(?<![a-z])(?:and|but|while|whereas|so|because|which)\s")
+
+
+def whole(text: str, start: int, end: int) -> str:
+    """The words a match touches, whole ('fus' in 'fusion' -> 'fusion')."""
+    while start > 0 and text[start - 1].isalnum():
+        start -= 1
+    while end < len(text) and (text[end].isalnum() or text[end] in "-_"):
+        end += 1
+    return text[start:end]
+
+
+def symptom(term: str) -> bool:
+    """Is the phrase the symptom itself (a metric: 'ttft', 'p99', 'the tail')?"""
+    return bool(_SYMPTOM.search(term))
+
+
+def without_readings(n: str) -> str:
+    """The sentence with each clause that reads a figure's move blanked ('spill increased from 1.1 mib to 11.3 mib',
+    'memory contention 46% -> 62% of the tail'): a step named as the evidence moved is observed, not claimed."""
+    for m in list(_MOVE.finditer(n))[::-1]:
+        starts = [c.end() for c in _CLAUSE_START.finditer(n, max(0, m.start() - 100), m.start())]
+        a = starts[-1] if starts else max(0, m.start() - 100)
+        end = _CLAUSE_START.search(n, m.end())
+        b = end.start() if end else len(n)
+        n = n[:a] + " " * (b - a) + n[b:]
+    return n
+
+
+_YAML_KEY = re.compile(r"^[\s>*{-]*(?:[a-z][a-z0-9_.-]{0,40}\s?[:=](?:\s|$)|\[[a-z][a-z0-9_. -]{0,40}\]\s*$)")
+
+
+def config_dump(segs: list[str], norms: list[str]) -> bool:
+    """Is the answer a pasted config or report dump: seven lines in ten 'key: value' (keys in lower case as written,
+    identifiers among them or their values: 'root_cause: ...', 'fix: revert max_delay_s=2ms'), and no line outside
+    them a sentence that claims? It asserts nothing, whatever it holds."""
+    keyed = [n for s, n in zip(segs, norms, strict=True) if _YAML_KEY.match(s)]
+    prose = [n for s, n in zip(segs, norms, strict=True) if not _YAML_KEY.match(s) and claims_something(n)]
+    return len(norms) >= 4 and len(keyed) >= 0.7 * len(norms) and not prose and \
+        sum(bool(_IDENTIFIER.search(n)) for n in keyed) >= 2
