@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import copy
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
 from workbench.errors import ConfigError
+from workbench.grading.concepts import FILE as CONCEPTS_FILE
+from workbench.grading.concepts import expand, own, referenced
+from workbench.grading.concepts import lexicon as concept_lexicon
 from workbench.grading.reference import check_template, needs
 from workbench.limits import DRILL_MAX_BYTES
 
@@ -46,6 +49,8 @@ class Rubric:
     mechanism_class: str = ""
     # the change in words the prompt does not use ('shape drift'): a cause made only of them restates the change
     change_terms: tuple[str, ...] = ()
+    own_phrases: int = 0  # phrases the drill file writes itself (its concept references left out)
+    concepts: tuple[str, ...] = ()  # the concepts it names, in the order it names them
 
 
 @dataclass(frozen=True)
@@ -113,8 +118,15 @@ def _per_step(r: dict, key: str, steps: int, where: str, lists: bool = False) ->
     return tuple(tuple(t.lower() for t in v) for v in value) if lists else tuple(value)
 
 
-def parse_drill(data: dict, where: str) -> Drill:
-    """Validate a parsed drill document."""
+def words_of(step: list[str], lexicon: dict, where: str, written: list[str]) -> tuple[str, ...]:
+    """One mechanism step's phrasings, its concepts expanded (terms and plain)."""
+    written.extend(step)
+    return expand(tuple(t.strip().lower() for t in step), lexicon, "rubric.mechanism_chain", where)
+
+
+def parse_drill(data: dict, where: str, concepts: dict | None = None) -> Drill:
+    """Validate a parsed drill document; ``@name`` references expand from the concept lexicon (``concepts``, or
+    the drill folder's: :func:`workbench.grading.concepts.lexicon`)."""
     unknown = sorted(set(data) - KNOWN)
     if unknown:
         raise ConfigError(unknown[0], data[unknown[0]], "unknown field", source=where)
@@ -132,22 +144,31 @@ def parse_drill(data: dict, where: str) -> Drill:
     min_steps = _get(r, "mechanism_min_steps", int, f"{where} [rubric]", default=3)
     if not 2 <= min_steps <= len(chain):
         raise ConfigError("rubric.mechanism_min_steps", min_steps, f"must be in [2, {len(chain)}]", source=where)
+    lexicon = concepts if concepts is not None else concept_lexicon(Path(where).parent)
+    written: list[str] = []
+
+    def words(key: str, nonempty: bool = True, part: str = "both") -> tuple[str, ...]:
+        raw = _strings(r, key, f"{where} [rubric]", nonempty=nonempty)
+        written.extend(raw)
+        return expand(tuple(t.lower() for t in raw), lexicon, f"rubric.{key}", where, part)
+
+    steps = tuple(words_of(step, lexicon, where, written) for step in chain)
     rubric = Rubric(
-        workload_terms=_strings(r, "workload_terms", f"{where} [rubric]"),
-        mechanism_chain=tuple(tuple(t.lower() for t in step) for step in chain),
+        workload_terms=words("workload_terms"), mechanism_chain=steps,
         mechanism_required=required, mechanism_min_steps=min_steps,
-        rejected_mechanisms=_strings(r, "rejected_mechanisms", f"{where} [rubric]"),
-        artifact_terms=_strings(r, "artifact_terms", f"{where} [rubric]"),
-        fix_terms=_strings(r, "fix_terms", f"{where} [rubric]"),
-        fix_plain=_strings(r, "fix_plain", f"{where} [rubric]", nonempty=False),
-        revert_terms=_strings(r, "revert_terms", f"{where} [rubric]", nonempty=False),
-        rejected_fixes=_strings(r, "rejected_fixes", f"{where} [rubric]", nonempty=False),
-        fix_knobs=_strings(r, "fix_knobs", f"{where} [rubric]", nonempty=False),
-        mechanism_plain=_per_step(r, "mechanism_plain", len(chain), where, lists=True),
+        rejected_mechanisms=words("rejected_mechanisms"), artifact_terms=words("artifact_terms"),
+        fix_terms=words("fix_terms", part="terms"), fix_plain=words("fix_plain", nonempty=False, part="plain"),
+        revert_terms=words("revert_terms", nonempty=False), rejected_fixes=words("rejected_fixes", nonempty=False),
+        fix_knobs=words("fix_knobs", nonempty=False),
+        mechanism_plain=tuple(expand(step, lexicon, "rubric.mechanism_plain", where) for step in _per_step(
+            r, "mechanism_plain", len(chain), where, lists=True)),
         step_names=_per_step(r, "step_names", len(chain), where),
         step_questions=_per_step(r, "step_questions", len(chain), where),
         mechanism_class=_get(r, "mechanism_class", str, f"{where} [rubric]", default="") or "",
-        change_terms=_strings(r, "change_terms", f"{where} [rubric]", nonempty=False))
+        change_terms=words("change_terms", nonempty=False))
+    written += [t for step in _per_step(r, "mechanism_plain", len(chain), where, lists=True) for t in step]
+    rubric = replace(rubric, own_phrases=len(own(tuple(written))),
+                     concepts=tuple(dict.fromkeys(referenced(tuple(written)))))
     scenario = DrillScenario(
         name=_get(s, "name", str, f"{where} [scenario]"), requests=_get(s, "requests", int, where, default=20000),
         baseline=_get(s, "baseline", dict, f"{where} [scenario]"),
@@ -193,6 +214,8 @@ def load_drills(folder: str | Path | None = None) -> dict[str, Drill]:
     folder = drills_dir(folder)
     drills = {}
     for p in sorted(folder.glob("*.toml")):
+        if p.name == CONCEPTS_FILE:
+            continue  # the concept lexicon, not a drill
         d = load_drill(p)
         drills[d.id] = d
     if not drills:
