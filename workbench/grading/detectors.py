@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from workbench.grading import claims
+from workbench.grading import analogy, claims
 from workbench.grading.drills import Drill
 from workbench.grading.lexicon import (
     ACTIONS,
@@ -145,6 +145,8 @@ def mechanism(drill: Drill, segs: list[str], norms: list[str]) -> Element:
     steps = steps_of(drill)
     question = drill.senior_review_question
     change = claims.change_words(" ".join((drill.prompt, *r.change_terms)))
+    # an analogy's nouns read as the things they map to (the case's things: its chain and its workload)
+    norms = analogy.mapped(norms, [t for step in steps for t in step] + list(r.workload_terms))
     plain = norms
     norms = [claims.untautological(n, change) for n in norms]  # the change given as its own cause is no step
     full = " ".join(norms)
@@ -157,10 +159,17 @@ def mechanism(drill: Drill, segs: list[str], norms: list[str]) -> Element:
               for n in _unsaid(norms)]
     best: set[int] = set()
     best_window = ""
+    # the steps each sentence names at all: a window is read only for the steps its sentences name (a phrase does not
+    # run across a sentence's end), and not at all when it could neither earn the chain nor beat the best so far
+    named = [{k for k, step in enumerate(steps) if u and any(phrase(t).search(u) for t in step)} for u in usable]
     for width in (1, 2, 3, 4, 5):
         for i in range(len(usable) - width + 1):
+            can = set().union(*named[i:i + width])
+            if len(can) < r.mechanism_min_steps and len(can) <= len(best) or not set(r.mechanism_required) <= can \
+                    and len(can) <= len(best):
+                continue
             window = " ".join(usable[i:i + width])
-            found = {k for k, step in enumerate(steps) if _claimed(window, step)}
+            found = {k for k in can if _claimed(window, steps[k])}
             if len(found) > len(best):
                 best, best_window = found, window
             if len(found) >= r.mechanism_min_steps and set(r.mechanism_required) <= found and _linked(window, steps) \
@@ -285,8 +294,9 @@ def _tied_way_backs(n: str) -> list[tuple[int, int]]:
     second is tied; in 'flip it off if p99 passes 500 ms, then go back to sharing by weight' the second is the fix.
     A condition that opens a new clause ('..., and if interactive needs more, add a guard'; '..., and we turn it
     on again once the test passes') is not the way back's before it."""
+    metric_backs = [mb.span() for mb in _METRIC_BACK.finditer(n)]  # 'p99 comes back to 11 ms' is no way back
     backs = [(m.start(), m.end()) for m in WAY_BACK.finditer(n)
-             if not _METRIC_BACK.search(n, max(0, m.start() - 40), m.end() + 12)]
+             if not any(a <= m.start() < b or a < m.end() <= b for a, b in metric_backs)]
     spans, claimed = [], set()
     for m in CONDITION.finditer(n):
         c, d = m.start(), m.end()

@@ -41,6 +41,7 @@ ELEMENTS = ("workload", "mechanism", "artifact", "fix", "owner", "rollback")
 CORE = ("mechanism", "artifact", "owner", "rollback")
 WEIGHTS = {"workload": 10, "mechanism": 30, "artifact": 20, "fix": 10, "owner": 15, "rollback": 15}
 MAX_CHARS = 20_000
+OTHER_MAX = 6_000  # characters: longer answers are not checked for answering another drill
 
 CARD_TEXT = """Compiler-runtime mapping defines how static optimization and dynamic control cooperate. The compiler
 captures graph-level transforms such as fusion, layout selection, and initial placement, producing executable plans
@@ -171,7 +172,10 @@ def grade(drill: Drill, answer: str) -> Grade:
             segs, norms = [s for s, t in zip(segs, terms, strict=True) if not t], [n for n, t in zip(
                 norms, terms, strict=True) if not t]
         elements = _elements(segs, norms, drill, stuffed, argued)
-        other = None if elements["mechanism"].present else _answers_another(drill, segs, norms)
+        # (an answer to another incident is answer-sized: past OTHER_MAX characters the check is left out, which keeps
+        # grading linear and fast on the longest answers)
+        other = None if elements["mechanism"].present or len(answer) > OTHER_MAX else _answers_another(drill, segs,
+                                                                                                          norms)
         if other is not None:  # a fluent answer to another incident earns nothing here
             why = (f"this explains another incident ('{other.title}'), not this one; answer the drill's own "
                    "symptom and change")

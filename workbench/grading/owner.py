@@ -151,7 +151,8 @@ def _owner_in(s: str, n: str) -> bool:
             m.group().endswith(("folks", "lads", "crew", "engineers", "sres", "owners")) and _ACTS.match(n[m.end():]))
         if (cue or acts) and words and words[-1] not in GENERIC and words[0] not in ("someone", "somebody"):
             return True
-    if OWNER_THAT.search(n) or any(m.group(1) not in GENERIC for m in _THEIR_CALL.finditer(n)):
+    if OWNER_THAT.search(n) or any(m.group(1) not in GENERIC for m in _THEIR_CALL.finditer(n)) or \
+            _WHOEVER_OWNS.search(n):  # an owner by role: 'whoever owns the batcher config in serving runtime'
         return True
     if _labelled_no_one(n):
         return False
@@ -175,6 +176,14 @@ def _owner_in(s: str, n: str) -> bool:
         return False
     return bool(ROLES.search(n) or I_OWN.search(n) or OWNER_LABEL.search(n) or
                 (_named(s) and _NAMED_DOES.search(n)))
+
+
+# the owner of a named thing by role, in an organisation the sentence names ('whoever owns the batcher config over
+# in serving runtime', 'whoever owns the cost model on the compiler side', 'whoever owns it in serving runtime'); not a
+# deferral to someone unknown ('talk to whoever owns the pool', 'whoever owns the batcher can pick the value')
+_WHOEVER_OWNS = re.compile(r"(?<![a-z])whoever (?:owns|is (?:responsible|accountable) for|runs|maintains)"
+                           r"(?: [\w'-]+){1,4}? (?:in|on|over in|at|from|within) (?:the )?(?:" + ORG +
+                           r"|(?:compiler|runtime|scheduler|platform|serving|inference)(?: side| team| org)?)(?![a-z])")
 
 
 _ASSIGNS = re.compile(r"(?<![a-z])(?:owns|owned|owning|own (?:it|this|that|the|both|getting)|owner\s?:|owner of|"
