@@ -243,13 +243,77 @@ class Surge:
 
 @dataclass(frozen=True)
 class Tenant:
-    """A stream of generation requests: Poisson arrivals, prompt and output lengths, a priority."""
+    """A stream of generation requests: Poisson arrivals, prompt and output lengths, a priority, and how well a
+    speculative draft model predicts its text (``acceptance``: the probability that the target model accepts
+    each draft token; only read when speculative decoding is on)."""
 
     name: str
     rate: float  # requests/s
     prompt: LengthLaw
     output: LengthLaw
     priority: int = 0  # lower runs first under the priority policy
+    acceptance: float = 0.8  # probability the target accepts each draft token (what a distribution shift moves)
 
     def __post_init__(self) -> None:
         check_range(f"serving.tenants.{self.name}.rate", self.rate, 1e-6, 1e7, "requests/s")
+        check_range(f"serving.tenants.{self.name}.acceptance", self.acceptance, 0.0, 1.0, "(a probability)")
+
+
+@dataclass(frozen=True)
+class Parallel:
+    """Tensor parallelism over GPUs (Megatron-LM's split, as vLLM's ``tensor_parallel_size``): one replica's
+    layers split over ``tensor`` GPUs that all-reduce their partial sums over a link.
+
+    ``link_bytes_per_s`` is the NCCL ring all-reduce *bus* bandwidth of the slowest link in the ring (what
+    nccl-tests reports as busbw): about 370 GB/s on H100 NVLink4, ~20 % protocol overhead under the 450 GB/s
+    line rate (NCCL's maintainer, NVIDIA/nccl-tests issue 212); about 20 GB/s when the ring falls back to PCIe
+    through the host (nccl-tests issue 178). ``link_latency_s`` is the time of one ring step.
+    """
+
+    tensor: int = 1  # GPUs one replica's layers are split over
+    link_bytes_per_s: float = 370e9  # bytes/s: ring all-reduce bus bandwidth (NVLink4 on H100)
+    link_latency_s: float = 1.5e-6  # s per ring step
+
+    def __post_init__(self) -> None:
+        check_int_range("serving.parallel.tensor", self.tensor, 1, 64, "GPUs per replica")
+        check_range("serving.parallel.link_bytes_per_s", self.link_bytes_per_s, 1e6, 1e15, "bytes/s")
+        check_range("serving.parallel.link_latency_s", self.link_latency_s, 0.0, 1e-2, "s")
+
+    def allreduce_seconds(self, nbytes: float) -> float:
+        """One ring all-reduce of ``nbytes`` bytes over ``tensor`` GPUs (s): ``2 (N-1)/N x bytes / bus bandwidth
+        + 2 (N-1) x step latency`` (a reduce-scatter and an all-gather of ``N - 1`` steps each); 0 for one GPU."""
+        n = self.tensor
+        if n == 1:
+            return 0.0
+        return 2.0 * (n - 1) / n * nbytes / self.link_bytes_per_s + 2 * (n - 1) * self.link_latency_s
+
+
+DRAFT = Decoder(layers=8, d_model=2048, heads=32, d_ff=8192, kv_heads=8, gated_mlp=True, vocab=128256)
+
+
+@dataclass(frozen=True)
+class Speculative:
+    """Speculative decoding with a draft model (Leviathan et al., ICML 2023; vLLM's ``num_speculative_tokens``).
+
+    Every decode step of a speculating sequence, the ``draft`` model proposes ``tokens`` (k) tokens, one
+    after another, and the target verifies them and one more position in one pass; the tokens up to the
+    first rejection are kept, plus the target's own next token. ``tokens = 0``: off. ``min_acceptance``: an
+    adaptive runtime guard; a sequence whose observed acceptance over its last ``warmup`` proposals falls
+    below it stops speculating (0: never).
+    """
+
+    tokens: int = 0  # k: draft tokens proposed per decode step (0: off)
+    draft: Decoder = DRAFT  # the draft model (must share the target's vocabulary)
+    min_acceptance: float = 0.0  # stop speculating for a sequence whose observed acceptance falls below this
+    warmup: int = 8  # proposals a sequence makes before the guard judges it (and the window it judges)
+
+    def __post_init__(self) -> None:
+        check_int_range("serving.speculative.tokens", self.tokens, 0, 16, "draft tokens per step")
+        check(isinstance(self.draft, Decoder), "serving.speculative.draft", self.draft, "must be a model table")
+        check_range("serving.speculative.min_acceptance", self.min_acceptance, 0.0, 1.0, "(a probability)")
+        check_int_range("serving.speculative.warmup", self.warmup, 1, 100_000, "proposals")
+
+    @property
+    def on(self) -> bool:
+        """Whether any sequence speculates."""
+        return self.tokens > 0

@@ -32,6 +32,19 @@ chunked-prefill batches under its piecewise graphs); larger iterations (long pre
 Compiled shape buckets pad the dense kernels' rows (attention runs at the real token count); an iteration past
 every bucket runs the compiler's generic fallback mapping (unfused, one fixed tiling) ``generic_slowdown`` times
 slower.
+
+**Tensor parallelism over GPUs** (:class:`~workbench.serving.config.Parallel`, ``tensor = N > 1``): one
+replica's layers are split over ``N`` GPUs as Megatron-LM splits them, and every figure above is one GPU's:
+the dense kernels are one shard's (the layer graph split ``cores x N`` ways; each GPU streams its shard from its
+own HBM, so the memory time is not multiplied by ``N``), attention runs ``1 / N`` of the query heads and reads
+``1 / N`` of the KV heads (a KV head is replicated when ``N`` exceeds their count), the LM head is split by
+vocabulary columns over all ``N x cores`` shards and the embedding table by rows (its lookup still writes every
+token's row on every GPU). Each layer then all-reduces the iteration's ``T x d_model`` bf16 activations twice
+over the link (after the attention output projection and after the MLP down projection), each a ring all-reduce
+of ``2 (N-1)/N x bytes / link_bytes_per_s + 2 (N-1) x link_latency_s``, added to the iteration's time: vLLM's
+default runs them on the compute stream, between the layer's kernels, so they are not overlapped with compute.
+The embedding's all-reduce and the logits' gather (once per iteration, not per layer) are left out. Weights and
+KV bytes per token are per GPU.
 """
 
 from __future__ import annotations
@@ -46,13 +59,14 @@ from workbench.compiler.plan import GENERIC_TILING, CompileOptions, Mapping, Pla
 from workbench.graph import DTYPE_BYTES, Op
 from workbench.hardware import Hardware
 from workbench.models import decoder_layer
-from workbench.serving.config import Decoder
+from workbench.serving.config import Decoder, Parallel
 from workbench.serving.efficiency import LAWS, EfficiencyLaw, kernel_kind, reduction_depth
 
 ITEM = DTYPE_BYTES["bf16"]  # bytes per element of activations, weights and KV
 TUNE_ROWS = 16  # the shape the shown layout is chosen at; the plan re-tiles for every row count it meets
 HEAD_KERNELS = 3  # embedding lookup, final norm, LM head
 GRAPH_MAX_TOKENS = 512  # tokens of the largest captured graph (vLLM's default max capture size)
+ONE_GPU = Parallel()  # no tensor parallelism: the whole layer on one GPU
 
 
 def kv_bytes_per_token(model: Decoder) -> float:
@@ -70,36 +84,44 @@ class IterationCost:
     mapping: Mapping  # the fused, shape-specialised kernels
     law: EfficiencyLaw = LAWS["fitted"]
     cuda_graphs: bool = True  # iterations of at most GRAPH_MAX_TOKENS tokens replay a graph: one launch each
+    parallel: Parallel = ONE_GPU  # tensor parallelism over GPUs and the link between them
     _dense: dict = field(default_factory=dict, compare=False, repr=False)  # (rows, generic) -> s, a memo
     _head: dict = field(default_factory=dict, compare=False, repr=False)  # sequences -> s, a memo
     _facts: dict = field(default_factory=dict, compare=False, repr=False)  # generic -> (kind, K) per kernel
 
     @classmethod
     def of(cls, model: Decoder, hw: Hardware, fusion: str = "elementwise", generic_slowdown: float = 1.5,
-           efficiency: str = "fitted", cuda_graphs: bool = True) -> IterationCost:
+           efficiency: str = "fitted", cuda_graphs: bool = True, parallel: Parallel = ONE_GPU) -> IterationCost:
         """The cost model of ``model`` on ``hw``, the layer fused at ``fusion``, the fallback ``generic_slowdown``
-        times slower, kernels timed by the ``efficiency`` law (``fitted`` or ``ideal``) (memoised: the costs are
-        pure functions of these)."""
-        return _cost_model(model, hw, fusion, float(generic_slowdown), efficiency, bool(cuda_graphs))
+        times slower, kernels timed by the ``efficiency`` law (``fitted`` or ``ideal``), split over ``parallel``'s
+        GPUs (memoised: the costs are pure functions of these)."""
+        return _cost_model(model, hw, fusion, float(generic_slowdown), efficiency, bool(cuda_graphs), parallel)
 
     @classmethod
     def of_run(cls, run) -> IterationCost:
         """The cost model a :class:`~workbench.serving.engine.ServingRun` prices its iterations with."""
         return cls.of(run.model, run.hardware, run.buckets.fusion, run.buckets.generic_slowdown, run.efficiency,
-                      run.cuda_graphs)
+                      run.cuda_graphs, run.parallel)
+
+    @property
+    def tensor(self) -> int:
+        """GPUs one replica's layers are split over."""
+        return self.parallel.tensor
 
     @property
     def weight_bytes(self) -> float:
-        """Bytes of all the model's weights: every core's shard of every layer, the embedding and the LM head."""
+        """Bytes of the model's weights on one GPU: every core's shard of every layer, the GPU's share of the
+        embedding and of the LM head (the whole model on one GPU)."""
         one = {"batch": 1, "seq": 1}
         shard = sum(n.bytes(one) for n in self.plan.graph.nodes if n.op == Op.PARAM)
-        return float(shard * self.hw.cores * self.model.layers + 2 * self.model.vocab * self.model.d_model * ITEM)
+        vocab = -(-self.model.vocab // self.tensor)
+        return float(shard * self.hw.cores * self.model.layers + 2 * vocab * self.model.d_model * ITEM)
 
     def kernels_per_layer(self, generic: bool = False) -> int:
         """Kernel launches one layer of an eager iteration pays: the compiled kernels, the two all-reduces (with
-        more than one core) and the attention kernel."""
+        more than one core, and again over the link with more than one GPU) and the attention kernel."""
         mapping = self.plan.generic if generic else self.mapping
-        return len(mapping.kernels) + (2 if self.hw.cores > 1 else 0) + 1
+        return len(mapping.kernels) + (2 if self.hw.cores > 1 else 0) + (2 if self.tensor > 1 else 0) + 1
 
     def launches_per_layer(self) -> int:
         """:meth:`kernels_per_layer` of the specialised plan (an eager iteration's launches per layer)."""
@@ -112,9 +134,17 @@ class IterationCost:
             return 1
         return self.model.layers * self.kernels_per_layer(generic) + (HEAD_KERNELS if self.model.vocab else 0)
 
+    @property
+    def kv_heads_per_gpu(self) -> int:
+        """KV heads one GPU holds: ``kv_heads / tensor``, at least one (replicated past that, as vLLM does)."""
+        return max(1, self.model.kv_heads // self.tensor)
+
     def kv_bytes_per_token(self) -> float:
-        """K and V of one token across all layers (bytes): what a KV block of ``block_size`` tokens holds per token."""
-        return kv_bytes_per_token(self.model)
+        """K and V of one token across all layers on one GPU (bytes): what a KV block of ``block_size`` tokens holds
+        per token."""
+        if self.tensor == 1:
+            return kv_bytes_per_token(self.model)
+        return 2.0 * self.kv_heads_per_gpu * self.model.head_dim * ITEM * self.model.layers
 
     def kernels(self, rows: int, generic: bool = False):
         """The dense kernels of one layer shard at ``rows`` rows: the compiler's :class:`KernelCost` each."""
@@ -154,14 +184,15 @@ class IterationCost:
         return 2 * ((3 * n + 1) * tokens * self.model.d_model * ITEM / self.hw.hbm_bandwidth_bytes_per_s)
 
     def attention_terms(self, tokens: int, keys: float, cached: float) -> tuple[float, float]:
-        """One layer's paged attention at peak: (compute s, memory s) on the whole chip.
+        """One layer's paged attention at peak: (compute s, memory s) on one GPU (its share of the heads).
 
         ``keys``: the sum over new tokens of the keys each attends to; ``cached``: the tokens
         already in the KV cache that the batch's sequences read.
         """
         hw, m = self.hw, self.model
-        return (4.0 * m.d_model * keys / (hw.cores * hw.peak_flops_per_core),
-                2.0 * m.kv_width * ITEM * (cached + tokens) / hw.hbm_bandwidth_bytes_per_s)
+        width = m.kv_width if self.tensor == 1 else self.kv_heads_per_gpu * m.head_dim
+        return (4.0 * m.d_model * keys / (hw.cores * self.tensor * hw.peak_flops_per_core),
+                2.0 * width * ITEM * (cached + tokens) / hw.hbm_bandwidth_bytes_per_s)
 
     def attention_seconds(self, tokens: int, keys: float, cached: float) -> float:
         """One layer's paged attention on the device (s): its roofline terms through the GEMM law."""
@@ -176,7 +207,7 @@ class IterationCost:
             s = 0.0
             if self.model.vocab and seqs > 0:
                 hw, d, law, n = self.hw, self.model.d_model, self.law, self.hw.cores
-                cols = -(-self.model.vocab // n)
+                cols = -(-self.model.vocab // (n * self.tensor))
                 rows = math.ceil(seqs / hw.mma_rows) * hw.mma_rows
                 compute = 2.0 * rows * d * cols / hw.peak_flops_per_core
                 memory = (d * cols + seqs * (d + cols)) * ITEM / hw.hbm_bandwidth_bytes_per_s
@@ -184,6 +215,13 @@ class IterationCost:
                 s = law.kernel_seconds("norm", 0.0, norm) + law.gemm_seconds(compute, n * memory, float(d))
             self._head[seqs] = s
         return s
+
+    def link_seconds(self, tokens: int) -> float:
+        """Every layer's two ring all-reduces of ``tokens`` rows of ``d_model`` bf16 over the link between GPUs (s,
+        the whole iteration's); 0 on one GPU."""
+        if self.tensor == 1:
+            return 0.0
+        return self.model.layers * 2 * self.parallel.allreduce_seconds(tokens * self.model.d_model * ITEM)
 
     def embed_seconds(self, tokens: int) -> float:
         """The embedding lookup of ``tokens`` tokens (rows gathered and written), on the device (s); 0 without a
@@ -197,19 +235,21 @@ class IterationCost:
                 seqs: int = 0) -> float:
         """One iteration of ``tokens`` new tokens from ``seqs`` sequences (s): every layer's dense kernels at
         ``rows`` (default ``tokens``; a bucket's padded size), its all-reduces and its paged attention, the
-        embedding and the LM head, and its launches (one if it replays a captured graph)."""
+        embedding and the LM head (``seqs`` rows), the all-reduces over the link between GPUs, and its launches
+        (one if it replays a captured graph)."""
         if tokens <= 0:
             return 0.0
         layer = (self.dense_seconds(rows or tokens, generic) + self.reduce_seconds(tokens)
                  + self.attention_seconds(tokens, keys, cached))
         device = self.model.layers * layer + self.head_seconds(seqs) + self.embed_seconds(tokens)
-        return device + self.launches(generic, tokens) * self.hw.launch_s
+        return device + self.link_seconds(tokens) + self.launches(generic, tokens) * self.hw.launch_s
 
     def pricer(self):
         """:meth:`seconds` with its constants bound once (the loop calls it every iteration): equal bit for bit."""
         dense_memo, dense, head_memo, head = self._dense, self.dense_seconds, self._head, self.head_seconds
         reduce, attention, embed, launches = self.reduce_seconds, self.attention_seconds, self.embed_seconds, \
             self.launches
+        link = self.link_seconds
         layers, launch = self.model.layers, self.hw.launch_s
 
         def seconds(tokens: int, keys: float, cached: float, rows: int | None = None, generic: bool = False,
@@ -224,7 +264,7 @@ class IterationCost:
             if h is None:
                 h = head(seqs)
             layer = s + reduce(tokens) + attention(tokens, keys, cached)
-            return layers * layer + h + embed(tokens) + launches(generic, tokens) * launch
+            return layers * layer + h + embed(tokens) + link(tokens) + launches(generic, tokens) * launch
 
         return seconds
 
@@ -240,15 +280,17 @@ class IterationCost:
 
 @functools.lru_cache(maxsize=32)
 def _cost_model(model: Decoder, hw: Hardware, fusion: str, generic_slowdown: float, efficiency: str,
-                cuda_graphs: bool) -> IterationCost:
-    graph = decoder_layer(model.d_model, model.heads, model.d_ff, model.kv_heads, model.gated_mlp, hw.cores)
+                cuda_graphs: bool, parallel: Parallel) -> IterationCost:
+    # one GPU's shard of the layer: split over its cores and over the GPUs of the replica
+    graph = decoder_layer(model.d_model, model.heads, model.d_ff, model.kv_heads, model.gated_mlp,
+                          hw.cores * parallel.tensor)
     options = CompileOptions(fusion=fusion, generic_slowdown=generic_slowdown)
     kernels = fuse_ops(graph, fusion)
     mapping = Mapping(kernels, choose_layout(graph, kernels, {"batch": 1, "seq": TUNE_ROWS}, hw))
     singles = fuse_ops(graph, "none")
     generic = Mapping(singles, (GENERIC_TILING,) * len(singles), specialised=False)
     return IterationCost(model, hw, Plan(graph, hw, options, "seq", (), generic), mapping, LAWS[efficiency],
-                         cuda_graphs)
+                         cuda_graphs, parallel)
 
 
 def causal_keys(start: int, n: int) -> float:

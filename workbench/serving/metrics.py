@@ -3,8 +3,9 @@
 - **TTFT** (time to first token): arrival to the first output token (queueing + prefill).
 - **TPOT** (time per output token): ``(finish - first token) / (output tokens - 1)`` per
   request of at least two tokens.
-- **ITL** (inter-token latency): every gap between two consecutive tokens of a request;
-  its tail shows decode stalls (a prefill iteration that every running decode waited for).
+- **ITL** (inter-token latency): every gap between two consecutive streamed chunks of a request, as vLLM's
+  benchmark measures it (tokens emitted together, as a speculative step's accepted tokens are, form one chunk:
+  zero gaps are dropped); its tail shows decode stalls (a prefill iteration that every running decode waited for).
 - **Goodput**: the share of requests meeting both a TTFT and a TPOT bound (requests of
   one token need only the TTFT bound).
 Percentiles are p50, p95 and p99 over requests (over gaps for ITL), pooled and per tenant.
@@ -41,10 +42,11 @@ def tpot_s(tr: ServingTrace) -> np.ndarray:
 
 
 def itl_s(tr: ServingTrace, mask: np.ndarray | None = None) -> np.ndarray:
-    """Every gap between consecutive tokens of the same request (s), for requests in ``mask``."""
+    """Every gap between consecutive streamed chunks of the same request (s), for requests in ``mask``: the gaps
+    between consecutive tokens, zero gaps (tokens emitted in the same iteration) dropped."""
     gaps = np.diff(tr.token_s)
     first = tr.token_offset[1:-1] - 1  # the gap across two requests' boundary is not an ITL
-    keep = np.ones(len(gaps), dtype=bool)
+    keep = gaps > 0.0
     keep[first[first >= 0]] = False
     if mask is not None:
         owner = np.repeat(np.arange(len(tr.requests.output)), tr.requests.output)[1:]
@@ -67,6 +69,12 @@ def goodput(tr: ServingTrace, ttft_slo_s: float, tpot_slo_s: float) -> float:
 def busy_share(tr: ServingTrace) -> float:
     """Share of the run (to its last iteration) the chip spent in iterations."""
     return float((tr.it_end_s - tr.it_start_s).sum() / tr.it_end_s[-1]) if len(tr.it_end_s) else 0.0
+
+
+def comm_share(tr: ServingTrace) -> float:
+    """Share of the iterations' time spent in all-reduces over the link between GPUs (0 on one GPU)."""
+    busy = float((tr.it_end_s - tr.it_start_s).sum())
+    return float(tr.it_link_s.sum() / busy) if busy > 0 else 0.0
 
 
 def tokens_per_s(tr: ServingTrace) -> float:
@@ -125,8 +133,45 @@ def summarize_tokens(tr: ServingTrace, ttft_slo_s: float = 1.0, tpot_slo_s: floa
         "goodput": {"ttft_slo_s": ttft_slo_s, "tpot_slo_s": tpot_slo_s,
                     "share": goodput(tr, ttft_slo_s, tpot_slo_s)},
         "tenants": per, "load": load_note(tr), "buckets": tr.buckets,
-        "recompile_pause_s": float(tr.it_pause_s.sum()),
-    } | ({"surge": surge_window(tr)} if tr.run.surge.active else {})
+        "recompile_pause_s": float(tr.it_pause_s.sum()), "comm_share": comm_share(tr),
+    } | ({"surge": surge_window(tr)} if tr.run.surge.active else {}) \
+      | ({"parallel": parallel_summary(tr)} if tr.run.parallel.tensor > 1 else {}) \
+      | ({"speculative": speculative_summary(tr)} if tr.run.speculative.on else {})
+
+
+def parallel_summary(tr: ServingTrace) -> dict:
+    """Tensor parallelism: the split, the link, and the all-reduces' seconds and share of the iterations' time."""
+    p = tr.run.parallel
+    return {"tensor": p.tensor, "link_bytes_per_s": p.link_bytes_per_s, "link_latency_s": p.link_latency_s,
+            "link_s": float(tr.it_link_s.sum()), "comm_share": comm_share(tr)}
+
+
+def _acceptance(proposed: int, accepted: int, judged: int, stopped: int) -> dict:
+    nan = float("nan")
+    return {"proposed": proposed, "accepted": accepted, "acceptance_rate": accepted / proposed if proposed else nan,
+            "acceptance_per_token": accepted / judged if judged else nan, "stopped": stopped}
+
+
+def speculative_summary(tr: ServingTrace) -> dict:
+    """Speculative decoding: draft tokens proposed and accepted (``acceptance_rate``: accepted over proposed, vLLM's
+    draft acceptance rate; ``acceptance_per_token``: accepted over judged, the per-token acceptance probability it
+    estimates), pooled and per tenant, sequences the guard stopped, the mean tokens a decode step emitted (plain
+    steps count one), and the draft model's share of the iterations' time."""
+    sp = tr.run.speculative
+    busy = float((tr.it_end_s - tr.it_start_s).sum())
+    steps = int(tr.it_decodes.sum())
+    per = {}
+    for k, t in enumerate(tr.run.tenants):
+        m = tr.requests.tenant == k
+        per[t.name] = _acceptance(int(tr.spec_proposed[m].sum()), int(tr.spec_accepted[m].sum()),
+                                  int(tr.spec_judged[m].sum()), int(tr.spec_stopped[m].sum()))
+    pooled = _acceptance(int(tr.spec_proposed.sum()), int(tr.spec_accepted.sum()), int(tr.spec_judged.sum()),
+                         int(tr.spec_stopped.sum()))
+    return {"tokens": sp.tokens, "min_acceptance": sp.min_acceptance, **pooled,
+            "spec_steps": int(tr.it_spec.sum()), "decode_steps": steps,
+            "tokens_per_step": float(tr.it_decode_tokens.sum() / steps) if steps else float("nan"),
+            "draft_s": float(tr.it_draft_s.sum()), "draft_share": float(tr.it_draft_s.sum() / busy) if busy else 0.0,
+            "tenants": per}
 
 
 def surge_window(tr: ServingTrace) -> dict:

@@ -41,7 +41,29 @@ def format_token_summary(s: dict, name: str = "", description: str = "") -> str:
         f"goodput: {g['share']:.1%} of requests meet TTFT <= {g['ttft_slo_s'] * 1e3:g} ms and "
         f"TPOT <= {g['tpot_slo_s'] * 1e3:g} ms",
     ]
+    if "parallel" in s:
+        lines.append(_parallel_line(s["parallel"]))
+    if "speculative" in s:
+        lines += _speculative_lines(s["speculative"])
     return "\n".join(lines)
+
+
+def _parallel_line(p: dict) -> str:
+    return (f"tensor parallel over {p['tensor']} GPUs, ring all-reduces over a {p['link_bytes_per_s'] / 1e9:g} GB/s "
+            f"link ({p['link_latency_s'] * 1e6:g} us a step): {p['link_s'] * 1e3:,.1f} ms, "
+            f"{p['comm_share']:.1%} of device time")
+
+
+def _speculative_lines(sp: dict) -> list[str]:
+    lines = [f"speculative decoding, k = {sp['tokens']}: {sp['tokens_per_step']:.2f} tokens per decode step, "
+             f"{sp['acceptance_rate']:.0%} of {sp['proposed']:,} drafts accepted, draft model "
+             f"{sp['draft_share']:.1%} of device time"
+             + (f"; guard (acceptance < {sp['min_acceptance']:g}) stopped {sp['stopped']} sequences"
+                if sp["min_acceptance"] > 0 else "")]
+    for name, t in sp["tenants"].items():
+        lines.append(f"  {name:<10} {t['acceptance_rate']:.0%} of drafts accepted (per token "
+                     f"{t['acceptance_per_token']:.2f}), {t['stopped']} sequences stopped speculating")
+    return lines
 
 
 def to_chrome(tr: ServingTrace, path: str | Path, max_iterations: int = 200_000) -> int:
@@ -54,10 +76,13 @@ def to_chrome(tr: ServingTrace, path: str | Path, max_iterations: int = 200_000)
         p, d = int(tr.it_prefill_tokens[k]), int(tr.it_decodes[k])
         kind = "prefill" if p and not d else "decode" if d and not p else "mixed"
         start, end = float(tr.it_start_s[k]), float(tr.it_end_s[k])
+        args = {"prefill_tokens": p, "decodes": d, "sequences": int(tr.it_seqs[k]),
+                "swap_us": float(tr.it_swap_s[k]) * 1e6}
+        if tr.it_link_s[k] or tr.it_draft_s[k]:
+            args |= {"allreduce_us": float(tr.it_link_s[k]) * 1e6, "draft_us": float(tr.it_draft_s[k]) * 1e6,
+                     "speculating": int(tr.it_spec[k]), "decode_tokens": int(tr.it_decode_tokens[k])}
         events.append({"name": f"{kind} p{p} d{d}", "cat": kind, "ph": "X", "pid": 1, "tid": 0, "ts": start * 1e6,
-                       "dur": (end - start) * 1e6, "args": {"prefill_tokens": p, "decodes": d,
-                                                            "sequences": int(tr.it_seqs[k]),
-                                                            "swap_us": float(tr.it_swap_s[k]) * 1e6}})
+                       "dur": (end - start) * 1e6, "args": args})
         if tr.it_preemptions[k]:
             events.append({"name": f"preempt x{int(tr.it_preemptions[k])}", "ph": "i", "s": "t", "pid": 1, "tid": 0,
                            "ts": start * 1e6})

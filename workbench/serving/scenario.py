@@ -38,6 +38,22 @@ A scenario whose ``[serving]`` table says ``mode = "token"`` is a token-level se
     factor = 2.5
     start_s = 10.0
     end_s = 20.0
+    [serving.parallel]            # optional: tensor parallelism over GPUs (python loop only)
+    tensor = 4                    # GPUs one replica's layers are split over (default 1)
+    link_bytes_per_s = 370e9      # ring all-reduce bus bandwidth of the slowest link (NVLink4 on H100)
+    link_latency_s = 1.5e-6       # per ring step
+    [serving.speculative]         # optional: speculative decoding with a draft model (python loop only)
+    tokens = 4                    # k draft tokens per decode step (default 0: off)
+    min_acceptance = 0.0          # a sequence whose observed acceptance falls below this stops speculating
+    warmup = 8                    # proposals before the guard judges a sequence (and the window it judges)
+    [serving.speculative.draft]   # the draft model, keys as [serving.model] (the same vocabulary)
+    layers = 8
+    d_model = 2048
+    heads = 32
+    kv_heads = 8
+    d_ff = 8192
+    gated_mlp = true
+    vocab = 128256
     [serving.slo]
     ttft_s = 1.0
     tpot_s = 0.05
@@ -47,6 +63,7 @@ A scenario whose ``[serving]`` table says ``mode = "token"`` is a token-level se
     priority = 0
     prompt = { median = 300, sigma = 0.6, max = 2000 }   # drift_to, drift_start_s, drift_end_s: a drifting median
     output = { median = 150, sigma = 0.8, max = 1000 }
+    acceptance = 0.8              # probability the target accepts each draft token (speculative decoding)
 
 Every key is checked; an error names the file, the dotted key and the value.
 """
@@ -60,7 +77,18 @@ from typing import TYPE_CHECKING, Any
 
 from workbench.errors import ConfigError
 from workbench.limits import MAX_STREAMS, check_count
-from workbench.serving.config import Decoder, KVConfig, LengthLaw, SchedulerConfig, Surge, Tenant, TokenBuckets
+from workbench.serving.config import (
+    DRAFT,
+    Decoder,
+    KVConfig,
+    LengthLaw,
+    Parallel,
+    SchedulerConfig,
+    Speculative,
+    Surge,
+    Tenant,
+    TokenBuckets,
+)
 
 if TYPE_CHECKING:
     from workbench.serving.engine import ServingRun
@@ -99,6 +127,41 @@ def _blocks(kvt) -> int:
     return value
 
 
+MODEL_KEYS = (("layers", "int"), ("d_model", "int"), ("heads", "int"), ("d_ff", "int"), ("kv_heads", "int"),
+              ("gated_mlp", "bool"), ("vocab", "int"))
+
+
+def _decoder(t, default: Decoder) -> Decoder:
+    """A model table (``[serving.model]`` or ``[serving.speculative.draft]``), its errors named under its key."""
+    kw = {k: t.get(k, kind, getattr(default, k)) for k, kind in MODEL_KEYS}
+    if "heads" in t.data and "kv_heads" not in t.data:
+        kw["kv_heads"] = 0  # heads given, KV heads not: as many as the heads, as [serving.model] reads it
+    t.done()
+    try:
+        return Decoder(**kw)
+    except ConfigError as e:
+        raise ConfigError(e.key.replace("serving.model", t.prefix, 1), e.value, e.why) from None
+
+
+def _parallel(t) -> Parallel:
+    d = Parallel()
+    p = Parallel(tensor=t.get("tensor", "int", d.tensor),
+                 link_bytes_per_s=t.get("link_bytes_per_s", "float", d.link_bytes_per_s),
+                 link_latency_s=t.get("link_latency_s", "float", d.link_latency_s))
+    t.done()
+    return p
+
+
+def _speculative(t) -> Speculative:
+    d = Speculative()
+    kw = {"tokens": t.get("tokens", "int", d.tokens), "min_acceptance": t.get("min_acceptance", "float",
+                                                                              d.min_acceptance),
+          "warmup": t.get("warmup", "int", d.warmup)}
+    draft = _decoder(t.table("draft"), DRAFT)
+    t.done()
+    return Speculative(draft=draft, **kw)
+
+
 def parse_serving(data: dict[str, Any], source: str, hardware_of, table_of) -> ServingScenario:
     """A token-mode scenario from its parsed TOML (``hardware_of`` and ``table_of`` read the shared parts)."""
     from workbench.serving.engine import ServingRun, check_run  # token runs only (start-up of the others)
@@ -118,10 +181,9 @@ def parse_serving(data: dict[str, Any], source: str, hardware_of, table_of) -> S
             ("swap_bandwidth_bytes_per_s", "float"), ("gpu_memory_utilization", "float"))})
         kvt.done()
         mt, dm = s.table("model"), {f.name: f.default for f in dataclasses.fields(Decoder)}
-        model = Decoder(**{k: mt.get(k, kind, dm[k]) for k, kind in (
-            ("layers", "int"), ("d_model", "int"), ("heads", "int"), ("d_ff", "int"), ("kv_heads", "int"),
-            ("gated_mlp", "bool"), ("vocab", "int"))})
+        model = Decoder(**{k: mt.get(k, kind, dm[k]) for k, kind in MODEL_KEYS})
         mt.done()
+        parallel, speculative = _parallel(s.table("parallel")), _speculative(s.table("speculative"))
         bt, db = s.table("buckets"), TokenBuckets()
         sizes = tuple(bt.numbers("sizes", "int")) if "sizes" in bt.data else ()
         buckets = TokenBuckets(sizes=sizes, **{k: bt.get(k, kind, getattr(db, k)) for k, kind in (
@@ -143,14 +205,15 @@ def parse_serving(data: dict[str, Any], source: str, hardware_of, table_of) -> S
             t = table_of(r, f"serving.tenants[{i}]")
             name = t.get("name", "str")
             tenant = Tenant(name=name, rate=t.get("rate", "float"), prompt=_length(t, "prompt"),
-                            output=_length(t, "output"), priority=t.get("priority", "int", 0))
+                            output=_length(t, "output"), priority=t.get("priority", "int", 0),
+                            acceptance=t.get("acceptance", "float", 0.8))
             t.done()
             tenants.append(tenant)
         s.done()
         run = ServingRun(tenants=tuple(tenants), requests=top.get("requests", "int", 2000),
                          seed=top.get("seed", "int", 0), scheduler=scheduler, kv=kv, model=model, buckets=buckets,
                          hardware=hardware_of(top.table("hardware")), efficiency=efficiency, cuda_graphs=graphs,
-                         surge=surge)
+                         surge=surge, parallel=parallel, speculative=speculative)
         sc = ServingScenario(run, ttft, tpot, top.get("name", "str", Path(source).stem),
                              top.get("description", "str", ""))
         top.done()

@@ -1,8 +1,10 @@
 """Iteration schedulers: which sequences run in the next iteration, and how many tokens each.
 
 Each policy is a small class with one method, ``step(state) -> Batch``: the decoding
-sequences (one token each) and the prefill chunks ``(sequence, prompt tokens)``; it may
-admit, preempt or swap through :class:`~workbench.serving.state.ServingState`.
+sequences (one token each), the speculating decodes (``k + 1`` positions each, with as many
+KV slots reserved ahead: :mod:`workbench.serving.speculative`) and the prefill chunks
+``(sequence, prompt tokens)``; it may admit, preempt or swap through
+:class:`~workbench.serving.state.ServingState`.
 
 - :class:`PrefillFirst`: continuous batching as vLLM's default scheduler (without chunked
   prefill) does it. Waiting prompts are admitted first, whole, in an iteration of prefills
@@ -27,16 +29,18 @@ from workbench.serving.state import DECODE, PREFILL, ServingState
 
 
 class Batch:
-    """One iteration's work: ``decodes`` (sequences, one token each) and ``prefills`` ((sequence, tokens))."""
+    """One iteration's work: ``decodes`` (sequences, one token each), ``spec`` (speculating decodes, ``k + 1``
+    positions each) and ``prefills`` ((sequence, tokens))."""
 
-    __slots__ = ("decodes", "prefills")
+    __slots__ = ("decodes", "prefills", "spec")
 
     def __init__(self):
         self.decodes: list[int] = []
         self.prefills: list[tuple[int, int]] = []
+        self.spec: list[int] = []
 
     def __bool__(self) -> bool:
-        return bool(self.decodes or self.prefills)
+        return bool(self.decodes or self.prefills or self.spec)
 
 
 class _Budget:
@@ -55,14 +59,16 @@ class _Budget:
 
 
 def _decodes(state: ServingState, budget: _Budget, batch: Batch) -> None:
-    """Every running decode in scheduling order gets one token and a KV slot for it, preempting from the back."""
-    cached, cap, phase, out = state.cached, state.cap, state.phase, batch.decodes
+    """Every running decode in scheduling order gets its positions (one, or ``k + 1`` while it speculates) and KV
+    slots for them, preempting from the back; a speculating decode the budget cannot verify decodes plainly."""
+    cached, cap, phase, width, out, spec = state.cached, state.cap, state.phase, state.width, batch.decodes, batch.spec
     room, seats = budget.tokens, budget.seqs
     for _, i in list(state.running):
         if phase[i] != DECODE:  # prefilling, or preempted while this batch was built
             continue
-        if cached[i] >= cap[i]:  # its next token needs a new block
-            while not state.grow(i, cached[i] + 1):
+        w = width[i]
+        if cached[i] + w > cap[i]:  # its next token (and lookahead) needs a new block
+            while not state.grow(i, cached[i] + w):
                 victim = state.running[-1][1]
                 state.preempt(victim)
                 if victim == i:
@@ -71,9 +77,11 @@ def _decodes(state: ServingState, budget: _Budget, batch: Batch) -> None:
                 continue
         if room < 1 or seats < 1:
             break
-        room -= 1
+        if w > room:
+            w = 1
+        room -= w
         seats -= 1
-        out.append(i)
+        (out if w == 1 else spec).append(i)
     budget.tokens, budget.seqs = room, seats
 
 
@@ -130,7 +138,7 @@ class ChunkedPrefill(_Policy):
     def step(self, state: ServingState) -> Batch:
         budget, batch = _Budget(self.cfg), Batch()
         _decodes(state, budget, batch)
-        if len(batch.decodes) < len(state.running):  # some running sequence is still prefilling
+        if len(batch.decodes) + len(batch.spec) < len(state.running):  # some running sequence is still prefilling
             phase = state.phase
             for _, i in state.running:
                 if phase[i] == PREFILL and budget.tokens > 0:

@@ -45,6 +45,7 @@ class ServingState:
         self.token_s = [nan] * self.offset[-1]  # emission time of every output token (nan until emitted)
         self.pool = BlockPool(kv)
         self.cap = [0] * n  # tokens the blocks a sequence holds can store (blocks x block size)
+        self.width = [1] * n  # positions a decode step of the sequence writes (k + 1 while it speculates)
         self.kv = kv
         self.block_bytes = kv.block_size * kv_bytes_per_token
         self.waiting: list[tuple] = []  # heap of (key, seq)
@@ -136,6 +137,16 @@ class ServingState:
             generated[i] = g + 1
             if g + 1 == out_len[i]:
                 self.finish(i, t_end)
+
+    def advance(self, i: int, tokens: int, t_end: float) -> None:
+        """Decoding ``i`` cached its last token and ``tokens - 1`` accepted drafts, and emitted ``tokens`` tokens at
+        ``t_end`` (a speculative step; ``tokens = 1`` is a plain decode step)."""
+        assert self.phase[i] == DECODE, "a decode step for a sequence whose prefill is not done"
+        assert 1 <= tokens <= self.out_len[i] - self.generated[i], "more tokens than the request has left"
+        self.cached[i] += tokens
+        assert self.cached[i] <= self.cap[i], "a speculative step past its lookahead blocks"
+        for _ in range(tokens):
+            self.emit(i, t_end)
 
     def emit(self, i: int, t: float) -> None:
         """Sequence ``i`` produces its next output token at ``t``."""
