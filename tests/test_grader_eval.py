@@ -21,7 +21,7 @@ from workbench.grading.drills import load_drills
 from workbench.grading.evaluate import GOALS, evaluate, load_corpus
 
 LABELS = Path(__file__).parent / "grader_labels"
-NEXT = ("AD", "AE", "AF", "AH")  # stored for later final scores (grader_eval.py leaves them out too)
+NEXT = ("AD", "AE", "AF", "AH", "AJ", "AK")  # stored for later final scores (grader_eval.py leaves them out too)
 FINAL = "AC"  # held out in tests/benchmarks/grader_eval.py (AB: scored once 2026-12-05, thirteenth session)
 BELOW_GOAL: dict[str, float] = {}  # elements whose floor is below the goal, with the reason beside it (none now)
 
@@ -37,7 +37,7 @@ def test_the_corpus_is_large_spread_and_labelled_consistently():
     token = {d for d in drills if drills[d].scenario.name.startswith("llm_")}
     for w in new:  # a writer answers all ten request-level drills, token drills only (H, J, K), or all (AG)
         mine = {a["drill"] for a in corpus if a["writer"] == w}
-        assert mine == labelled or (mine and mine <= token) or mine == labelled | token, w
+        assert mine == labelled or (mine and mine <= token) or labelled <= mine <= labelled | token, w
     assert len({(a["writer"], a["id"]) for a in corpus}) == len(corpus)
     for a in corpus:  # the verdict follows from the labels, by the grader's own rule
         core = sum(bool(a["labels"][e]) for e in ("mechanism", "artifact", "owner", "rollback"))

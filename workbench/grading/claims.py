@@ -290,7 +290,7 @@ def claims_something(n: str) -> bool:
     if len(items) >= 3 and sum(len(words(i)) <= 4 for i in items) >= 0.75 * len(items):
         return False  # 'closed-loop mapping report, same seed, per-bucket hit rate, misses by reason'
     verbs = [m for m in _VERB.finditer(body) if not (_PARTICIPLE.search(m.group()) and _ADJECTIVE.match(body, m.end()))]
-    return bool(verbs) and (len(words(body)) >= 4 or bool(_OPENS_IMPERATIVE.match(body)))
+    return bool(verbs) and (len(words(body)) >= 4 or bool(_OPENS_IMPERATIVE.match(body)) and len(words(body)) >= 2)
 
 
 _PARTICIPLE = re.compile(r"(?:ed|" + "|".join(w for w in _IRREGULAR if w.endswith(("n", "t", "d"))) + r")$")

@@ -14,9 +14,16 @@ them). The element definitions are in :mod:`workbench.grading.detectors`:
 * rollback: a way back tied to a condition or a validation gate (a number is not needed);
 * workload: the workload and its first failing metric, with a direction or number.
 
+Claims, not keywords (:mod:`workbench.grading.claims`): a line that is a soup of terms, a bare list or
+``x = y`` fields earns nothing, an answer of three lines or more with no sentence that claims anything (or a
+pasted config dump) earns nothing at all, a cause that only restates the change or its own effect is no step
+of the chain, and a fluent answer that states another class's chain about that drill's incident earns
+nothing here; each missing element's hint then says why. An analogy counts where the answer maps it onto the
+case (:mod:`workbench.grading.analogy`).
+
 Sentences that recite the drill's prompt, pitfalls and takeaways or the card's text
 (40% or more of their word 5-grams appear there) earn nothing, and an answer that is
-mostly the reference answer pasted back earns nothing at all. The verdict is ``strong``
+mostly the reference answer pasted back (its figures changed or not) earns nothing at all. The verdict is ``strong``
 only when mechanism, artifact, owner and rollback are all present, ``weak`` when at most
 one is. The labelled corpus in ``tests/grader_labels/`` uses the same definitions.
 """
@@ -206,7 +213,8 @@ def _prompt_words(drill: Drill) -> frozenset[str]:
 
 
 _COMMON = claims.content_stems("you observe regression in p99 latency of the after was were to and explain root cause "
-                              "release decision while for serving pool stream tenant traffic with from")
+                              "release decision while for serving pool stream tenant traffic with from most "
+                              "step token tokens")
 
 
 def _told(elements: dict[str, Element], dropped: list[tuple[str, str]]) -> dict[str, Element]:

@@ -49,7 +49,7 @@ ACTIONS = ("fix", "add", "lower", "raise", "switch", "move", "cap", "set", "use"
            "dispatch", "serve", "host", "send", "steer", "distribute", "isolate", "dedicate", "offload", "migrate",
            "relocate", "balance", "load-balance", "load balance", "scale out", "scale up", "rate-limit", "rate limit",
            "teach", "derive", "tries", "dial", "decrease", "tighten", "open", "spin up", "stand up", "provision",
-           "merge", "prepare")
+           "merge", "prepare", "drain", "cordon", "retrain", "fine-tune")
 WAY_BACK = re.compile(r"(?<![a-z])(?:roll(?:s|ed|ing)?[ -]?back|rollback|revert\w*|auto-?revert\w*|"
                       r"(?:switch|flip|go|mov|swap|fall|cut|chang|put|rout|send|shift|bring|drain|dial|scal|roll)"
                       r"(?:\w*) (?:\w+ ){0,5}?back|back to|back (?:\w+ ){0,2}?out|back off to|undo|unwind\w*|"
@@ -129,21 +129,23 @@ _RELEASE = (r"(?:ship\w*|release\w*|go out|go live|goes live|launch\w*|roll ?out
             r"(?:re)?try\w* (?:[\w-]+ ){0,4}?again)")
 _VALIDATION = (r"(?:load[- ]test|canary|validat\w*|pass\w*|green|meets?|production|p\d\d|benchmark\w*|test\w*|"
                r"shows?|replay\w*|eval\w*|confirm\w*|proves?|verif\w*|under \d|below \d|traffic|target|slo|trial|"
-               r"pilot|stays?|stayed|holds?|percentile|agree\w*)")
+               r"pilot|stays?|stayed|holds?|percentile|agree\w*|"
+               # a measurement restored: 'unless its bus bandwidth returns to nvlink levels', 'back at nvlink levels'
+               r"returns? to|(?:comes? |is )?back (?:at|near|to|under|below) [\w-]+|recover\w*)")
 GATE = re.compile(r"(?<![a-z])(?:(?:hold|held|block|gate|pause|freeze|delay)\w{0,3}(?![\w'])(?: [\w-]+){0,5}?|on hold|"
                   r"(?:don'?t|do not|won'?t|will not|wouldn'?t|would not|shouldn'?t|should not|can'?t|cannot|"
                   r"mustn'?t|must not|not|never|no) (?:\w+ ){0,4}?" + _RELEASE + r"|"
                   + _RELEASE + r"(?: [\w-]+){0,3}? only|only " + _RELEASE + r"|" + _RELEASE +
                   r" nothing|no[- ]go|go/no-go|not before|"
                   r"gated on|gate it on|"
-                  r"stays? (?:held|off|gated|dark|at|live|up|serving|on|unreleased|out)|"
+                  r"stay(?:s|ing)? (?:held|off|gated|dark|at|live|up|serving|on|unreleased|out|drained|disabled)|"
                   r"(?<![a-z])off (?:for|during|in) (?:\w+ ){0,3}?(?=until|till|unless)|"
                   r"(?<![a-z])no (?:[\w-]+ ){1,2}?(?=until|till|unless)|"  # 'no recompile-on-miss until ...'
                   # 'nothing beyond canary until ...': the rollout held at its first stage
                   r"(?<![a-z])(?:nothing|not|no further|no wider) (?:[\w-]+ ){0,2}?(?:beyond|past|further than|"
                   r"wider than) (?:the |a |our )?(?:canary|pilot|trial|\d+ ?%)(?: [\w-]+){0,3}? (?=until|till|unless)|"
                   r"(?<![a-z])(?:don'?t|do not|won'?t|will not|wouldn'?t|would not|shouldn'?t|should not|never) "
-                  r"(?:[\w-]+ ){1,7}?(?=until|till|unless)|"
+                  r"(?:[\w-]+ ){1,9}?(?=until|till|unless)|"
                   r"(?:keep|leave)\w* [^.\n]{0,40}(?:off|serving|pinned|on the old|on the previous|out of production|"
                   r"carrying|taking|handling))"
                   r"[^.\n]{0,160}?(?<![a-z])(?:until|till|til|unless|only if|only after|only when|once|after|before|"
@@ -183,6 +185,11 @@ VAGUE_WORSE = re.compile(r"(?<![a-z])(?:if|when|once)\s+(?:it|things|this|that)(
 HELD = re.compile(r"(?<![a-z])(?:if|unless|until|till)(?![a-z])[^.\n]{0,120}?"
                   r"(?:release|rollout|launch|deploy\w*|ship\w*) "
                   r"(?:waits|is held|gets held|is blocked|is paused|stays? (?:held|back))|"
+                  # the change kept out on a validation's failure: 'if bus bandwidth is not back, the node stays out of
+                  # the pool', 'unless acceptance recovers, speculation stays off'
+                  r"(?<![a-z])(?:if|unless|until)(?![a-z])[^.\n]{0,120}?(?:not|n't|fails?|below|above)[^.\n]{0,80}?"
+                  r"(?:it|the node|the change|the plan|the flag|the feature|speculation|the release|the pool) "
+                  r"(?:stays|remains|is kept|keeps? being) (?:out|off|drained|disabled|held|on hold|pinned)|"
                   # 'the release waits for a load test ... showing no p95 regression'
                   r"(?<![a-z])(?:release|rollout|launch|ship\w*|deploy\w*|migration) waits (?:for|on) "
                   r"[^.\n]{0,100}?" + _VALIDATION + "|"

@@ -27,7 +27,7 @@ CONNECTORS = re.compile(r"\s(?:->|=>|so|then|thus|hence|therefore|and so|and the
 _CHAINED = re.compile(r"\s(?:->|=>|so|then|thus|hence|therefore|and so|and then|causing|/)\s")  # not commas alone
 NEGATIONS = ("not", "no", "isn't", "isnt", "aren't", "wasn't", "won't", "wouldn't", "doesn't", "don't", "didn't",
              "never", "without", "rather than", "instead of", "rule out", "ruled out", "ruling out", "unlikely",
-             "exclude", "excluded", "nothing to do with", "not the", "neither", "nor", "nothing")
+             "exclude", "excluded", "nothing to do with", "not the", "neither", "nor", "nothing", "zero")
 _NEG = re.compile(r"(?<![a-z])(?:" + "|".join(re.escape(n) for n in NEGATIONS) + r")(?![a-z])")
 
 
@@ -127,7 +127,8 @@ _DISMISS_BEFORE = re.compile(r"(?<![a-z])(?:mistaken for|mistake it for|rather t
                              r"(?:everybody|everyone|people|they|others|ops|management|the team) "
                              r"(?:first )?(?:blamed|suspected|assumed|thought it was)|"
                              r"without|nothing to do with|unlike)(?![a-z])[^.;]{0,25}$")
-_DISMISS_AFTER = re.compile(r"^[^.;]{0,30}?(?<![a-z])(?:is|was|can be|has been)? ?(?:ruled out|excluded|not (?:it|the "
+_DISMISS_AFTER = re.compile(r"^[^.;]{0,30}?(?<![a-z])(?:is|was|are|can be|has been)? ?(?:ruled out|excluded|irrelevant|"
+                            r"unrelated|not involved|not a (?:cause|factor)|a consequence|not (?:it|the "
                             r"(?:cause|issue|problem))|isn'?t (?:it|the (?:cause|issue|problem))|"
                             # a counterfactual test of it: 'a leak would look different', '... would show steady growth'
                             r"would (?:look|show|appear|grow|have shown|have looked)|"
