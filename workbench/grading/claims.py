@@ -94,6 +94,13 @@ def predicates(n: str) -> int:
 _PROOF_LABEL = re.compile(r"^\W*(?:proof|prove it|repro|reproduction|artifact|artefact|evidence|show)\s?:")
 
 
+# a proof proposed in a sentence ('proof is a same-seed a/b with ...', 'to prove it i'd rerun ...'): its list
+# names things
+_PROPOSES_PROOF = re.compile(r"^\W*(?:the )?(?:proof|evidence|artifact|repro)\w* (?:is|would be|will be)|"
+                             r"(?<![a-z])(?:to prove|i'?d prove|i would prove|to show|i'?d show|i'?d rerun|"
+                             r"i'?d replay)")
+
+
 def soup(n: str) -> bool:
     """A telegraphic run of terms: twenty words or more, fewer than one in eight a function word, and at most one
     finite verb for every dozen words. (A senior's terse line, 'chat TTFT p99 2.9 ms -> 574 ms, goodput 100 -> 40,
@@ -119,6 +126,21 @@ def bare_list(n: str) -> bool:
     sizes = [len([x for x in words(i) if x not in STOP]) for i in items]
     return sum(k <= 1 for k in sizes) >= 0.75 * len(items) and max(sizes) <= 4 and \
         not any(re.search(_FINITE, i) for i in items)  # 'sweep' in a list is a term, not an imperative
+
+
+def long_list(n: str) -> bool:
+    """Eight items or more, seven in ten of them five words or fewer, no proof's label before them:
+    the drill's vocabulary run through commas ('we observe that strict priority, surge, backlog, fcfs, same seed, ...,
+    are all relevant'). A proof listing what it would run ('Repro: same seed, 64 vs 32 GiB, loads, evictions, ...')
+    names things, under its label."""
+    if _PROOF_LABEL.match(n) or _PROPOSES_PROOF.search(n):
+        return False
+    body = re.sub(r"\([^()]{0,80}\)", " ", n)  # an aside is no item
+    items = [i for i in re.split(r"[,;]", body) if re.search(r"[a-z]{2}", i)]
+    if len(items) < 8:
+        return False
+    terms = sum(len(words(i)) <= 5 for i in items)
+    return terms >= 0.7 * len(items)
 
 
 def fields(n: str) -> bool:
@@ -171,7 +193,7 @@ def degenerate(n: str) -> str | None:
         return "fields"
     if soup(n):
         return "soup"
-    if bare_list(n):
+    if bare_list(n) or long_list(n):
         return "list"
     return None
 

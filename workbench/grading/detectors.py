@@ -140,6 +140,13 @@ def _between(window: str, steps, change: frozenset[str]) -> bool:
                for m in phrase(t).finditer(text) for w in [claims.whole(text, m.start(), m.end())])
 
 
+def steps_named(drill: Drill, norms: list[str]) -> int:
+    """How many of the drill's chain steps the answer names anywhere, in words other than a metric's ('p99')."""
+    text = " ".join(norms)
+    return sum(any(not claims.symptom(claims.whole(text, m.start(), m.end())) for t in step
+                   for m in phrase(t).finditer(text)) for step in steps_of(drill))
+
+
 def mechanism(drill: Drill, segs: list[str], norms: list[str]) -> Element:
     r = drill.rubric
     steps = steps_of(drill)
@@ -345,11 +352,23 @@ _CONFIG_TRIGGER = re.compile(r"(?<![a-z])(?:auto_|revert_|rollback_|roll_back_)+
                              r"\s*[{\[]?\s*[a-z_]*(?:p\d\d|latency|ttft|error|regress|reload|preempt|slo)")
 
 
-def rollback(segs: list[str], norms: list[str], stuffed: bool) -> Element:
+def _change_off(n: str, drill: Drill | None) -> bool:
+    """The drill's own change switched off on a condition ('if TPOT p99 stays above the speculation-off run,
+    disable speculation'): the change is the drill's ``revert_terms``; the condition, a CONDITION's."""
+    terms = drill.rubric.revert_terms if drill is not None else ()
+    if not terms or not CONDITION.search(n):
+        return False
+    off = re.compile(r"(?<![a-z])(?:disabl\w*|turn\w* off|switch\w* off|off|stop\w*|drop\w*|remov\w*|kill\w*) "
+                     r"(?:the |all |any )?(?:[\w-]+ ){0,2}?(?:" + "|".join(re.escape(t) for t in terms) + r")(?![a-z])")
+    return bool(off.search(n))
+
+
+def rollback(segs: list[str], norms: list[str], stuffed: bool, drill: Drill | None = None) -> Element:
     for s, n in zip(segs, norms, strict=True):
         if stuffed and bare_run(n):
             continue
-        if GATE.search(n) or GATE_FIRST.search(n) or HELD.search(n) or tied_way_back(n) or _TRIGGER.search(n):
+        if GATE.search(n) or GATE_FIRST.search(n) or HELD.search(n) or tied_way_back(n) or _TRIGGER.search(n) \
+                or _change_off(n, drill):
             return Element(True, quote(s), "")
     config = _CONFIG_TRIGGER.search(" ".join(norms))
     if config and not stuffed:

@@ -108,7 +108,7 @@ def _elements(segs: list[str], norms: list[str], drill: Drill, stuffed: bool,
               argued: bool = False) -> dict[str, Element]:
     return {"workload": workload(segs, norms, drill, stuffed), "mechanism": det.mechanism(drill, segs, norms),
             "artifact": det.artifact(segs, norms, drill, stuffed), "fix": fix(segs, norms, drill, stuffed, argued),
-            "owner": owner(segs, norms, stuffed), "rollback": det.rollback(segs, norms, stuffed)}
+            "owner": owner(segs, norms, stuffed), "rollback": det.rollback(segs, norms, stuffed, drill)}
 
 
 _LABELLED = re.compile(r"^\W*[a-z][a-z /&-]{0,30}:")
@@ -198,11 +198,14 @@ def _answers_another(drill: Drill, segs: list[str], norms: list[str]) -> Drill |
     own = drill.rubric.mechanism_class or drill.id
     said = claims.content_stems(" ".join(norms))
     here = len(said & _prompt_words(drill))
+    # an answer that names at most one step of this drill's chain is about something else, whatever words it shares
+    elsewhere = det.steps_named(drill, norms) <= 1
     for other in siblings(str(Path(drill.path).parent)):
         # another class's chain, told about that drill's incident (its prompt's words, more of them than this one's):
         # a misdiagnosis of this incident names this one's change and is graded as such
         if other.id != drill.id and (other.rubric.mechanism_class or other.id) != own and \
-                len(said & _prompt_words(other)) >= 2 * here + 2 and det.mechanism(other, segs, norms).present:
+                len(said & _prompt_words(other)) >= (2 if elsewhere else 2 * here + 2) and \
+                det.mechanism(other, segs, norms).present:
             return other
     return None
 

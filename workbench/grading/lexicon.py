@@ -85,6 +85,7 @@ _CMP = (r"(?:>=?|<=?|≥|≤|==|above|over|below|under|past|beyond|outside|highe
 _OBJECT = (r"(?:regress\w*|breach\w*|exceed\w*|spike\w*|degrad\w*|violat\w*|slos?|slas?|p\d{2}(?:\.\d)?|latency|"
            r"canary|errors?|error rate|alert\w*|threshold|baseline|hit rate|budget|guardrail|reloads?|evictions?|"
            r"compiles?|recompiles?|starv\w*|utili[sz]ation|throughput|accuracy|tail|slowest|percentile|"
+           r"bandwidth|busbw|acceptance|tpot|ttft|itl|"
            r"" + _CMP + r" (?:\w+ ){0,3}?(?:\d|the (?:old|previous|baseline|slo|target|current|existing)|slo|target|"
            r"before|baseline|it was|today))")
 # 'if i remember right' hedges a figure; it is no condition, nor is a complaint ('if users complain about latency':
@@ -126,7 +127,9 @@ _RELEASE = (r"(?:ship\w*|release\w*|go out|go live|goes live|launch\w*|roll ?out
             r"approv\w*|"
             r"(?:turn|switch)\w* (?:[\w-]+ ){0,3}?(?:back )?on(?![a-z])|onboard\w*|"
             r"move\w*|switch\w*|cut over|flip\w*|let\w*|size\w*|revisit\w*|reconsider\w*|resum\w*|chang\w*|"
-            r"(?:re)?try\w* (?:[\w-]+ ){0,4}?again)")
+            r"(?:re)?try\w* (?:[\w-]+ ){0,4}?again|"
+            # a node or model let back in: 'the node may go back into the tp pool', 'rejoins the pool'
+            r"go(?:es)? back (?:in|into)|rejoin\w*|re-?enter\w*|return\w* to (?:the )?(?:pool|rotation|service))")
 _VALIDATION = (r"(?:load[- ]test|canary|validat\w*|pass\w*|green|meets?|production|p\d\d|benchmark\w*|test\w*|"
                r"shows?|replay\w*|eval\w*|confirm\w*|proves?|verif\w*|under \d|below \d|traffic|target|slo|trial|"
                r"pilot|stays?|stayed|holds?|percentile|agree\w*|"
@@ -138,7 +141,8 @@ GATE = re.compile(r"(?<![a-z])(?:(?:hold|held|block|gate|pause|freeze|delay)\w{0
                   + _RELEASE + r"(?: [\w-]+){0,3}? only|only " + _RELEASE + r"|" + _RELEASE +
                   r" nothing|no[- ]go|go/no-go|not before|"
                   r"gated on|gate it on|"
-                  r"stay(?:s|ing)? (?:held|off|gated|dark|at|live|up|serving|on|unreleased|out|drained|disabled)|"
+                  r"stay(?:s|ing)? (?:held|off|gated|dark|at|live|up|serving|on|unreleased|out|drained|disabled|"
+                  r"cordoned)|"
                   r"(?<![a-z])off (?:for|during|in) (?:\w+ ){0,3}?(?=until|till|unless)|"
                   r"(?<![a-z])no (?:[\w-]+ ){1,2}?(?=until|till|unless)|"  # 'no recompile-on-miss until ...'
                   # 'nothing beyond canary until ...': the rollout held at its first stage
@@ -147,6 +151,7 @@ GATE = re.compile(r"(?<![a-z])(?:(?:hold|held|block|gate|pause|freeze|delay)\w{0
                   r"(?<![a-z])(?:don'?t|do not|won'?t|will not|wouldn'?t|would not|shouldn'?t|should not|never) "
                   r"(?:[\w-]+ ){1,9}?(?=until|till|unless)|"
                   r"(?:keep|leave)\w* [^.\n]{0,40}(?:off|serving|pinned|on the old|on the previous|out of production|"
+                  r"out of (?:the |rotation)|drained|cordoned|"
                   r"carrying|taking|handling))"
                   r"[^.\n]{0,160}?(?<![a-z])(?:until|till|til|unless|only if|only after|only when|once|after|before|"
                   r"without|(?<=again )if|"
@@ -154,7 +159,9 @@ GATE = re.compile(r"(?<![a-z])(?:(?:hold|held|block|gate|pause|freeze|delay)\w{0
                   r"[^.\n]{0,160}?" + _VALIDATION)
 # the condition first ("until the canary passes, the new plan stays held"); a release only with a validation
 GATE_FIRST = re.compile(r"(?<![a-z])(?:(?:until|till|unless|only (?:once|after|when|if))(?![a-z])[^.\n]{0,160}?"
-                        + _VALIDATION + r"[^.\n]{0,120}?(?:stays? (?:held|off|gated|dark)|on hold|keeps? serving|"
+                        + _VALIDATION + r"[^.\n]{0,120}?(?:stays? (?:held|off|gated|dark|out|drained|cordoned|"
+                        r"disabled)|"
+                        r"on hold|keeps? serving|"
                         r"(?:hold|block)\w*|"
                         r"(?:don'?t|do not|doesn'?t|does not|won'?t|not|never|no) (?:\w+ ){0,4}?" + _RELEASE + r")|" +
                         _RELEASE +
@@ -188,8 +195,13 @@ HELD = re.compile(r"(?<![a-z])(?:if|unless|until|till)(?![a-z])[^.\n]{0,120}?"
                   # the change kept out on a validation's failure: 'if bus bandwidth is not back, the node stays out of
                   # the pool', 'unless acceptance recovers, speculation stays off'
                   r"(?<![a-z])(?:if|unless|until)(?![a-z])[^.\n]{0,120}?(?:not|n't|fails?|below|above)[^.\n]{0,80}?"
-                  r"(?:it|the node|the change|the plan|the flag|the feature|speculation|the release|the pool) "
-                  r"(?:stays|remains|is kept|keeps? being) (?:out|off|drained|disabled|held|on hold|pinned)|"
+                  r"(?:(?:it|the node|the change|the plan|the flag|the feature|speculation|the release|the pool) "
+                  r"(?:stays|remains|is kept|keeps? being) |keep (?:it |the node |them )?)(?:out|off|drained|disabled|"
+                  r"held|on hold|pinned|cordoned)|"
+                  # the hold said first: 'keep it out of rotation if the link bandwidth isn't back to normal'
+                  r"(?<![a-z])(?:keep|leave)\w* (?:it|the node|them|[\w-]+) (?:out|off|drained|disabled|cordoned)"
+                  r"(?: of [\w ]{1,20}?)? (?:if|unless|until)(?![a-z])[^.\n]{0,120}?"
+                  r"(?:not|n't|fails?|below|above|back)|"
                   # 'the release waits for a load test ... showing no p95 regression'
                   r"(?<![a-z])(?:release|rollout|launch|ship\w*|deploy\w*|migration) waits (?:for|on) "
                   r"[^.\n]{0,100}?" + _VALIDATION + "|"

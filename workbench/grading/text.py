@@ -128,7 +128,7 @@ _DISMISS_BEFORE = re.compile(r"(?<![a-z])(?:mistaken for|mistake it for|rather t
                              r"(?:first )?(?:blamed|suspected|assumed|thought it was)|"
                              r"without|nothing to do with|unlike)(?![a-z])[^.;]{0,25}$")
 _DISMISS_AFTER = re.compile(r"^[^.;]{0,30}?(?<![a-z])(?:is|was|are|can be|has been)? ?(?:ruled out|excluded|irrelevant|"
-                            r"unrelated|not involved|not a (?:cause|factor)|a consequence|not (?:it|the "
+                            r"unrelated|not involved|not a (?:cause|factor)|a consequence|zero|none|nil|not (?:it|the "
                             r"(?:cause|issue|problem))|isn'?t (?:it|the (?:cause|issue|problem))|"
                             # a counterfactual test of it: 'a leak would look different', '... would show steady growth'
                             r"would (?:look|show|appear|grow|have shown|have looked)|"
@@ -143,6 +143,10 @@ _DISMISS_AFTER = re.compile(r"^[^.;]{0,30}?(?<![a-z])(?:is|was|are|can be|has be
                             r"probably not)(?![a-z])|"
                             # its own evidence against it, next: 'a memory leak, but nothing here grows over time'
                             r"^\W{0,3},? but (?:nothing|no|none|there'?s no|there is no)(?![a-z])")
+
+
+# a count of none: '0 preemptions', 'kv 43%, 0 evictions'
+_NONE_COUNTED = re.compile(r"(?<![\d.,])0\s?$")
 
 
 # a first guess the answer then turns from: 'at first I thought it was the front-end ... but then I looked at the cores'
@@ -183,7 +187,8 @@ def asserted(text: str, term: str) -> bool:
             continue
         if text[m.start() - 1:m.start()] in ("'", '"') and text[m.end():m.end() + 1] in ("'", '"'):
             continue  # in scare quotes ("chasing 'noise'"): named to be doubted, not put forward
-        if not (_NEG.search(before[-40:]) or _DISMISS_BEFORE.search(before) or _DISMISS_AFTER.search(after)):
+        if not (_NEG.search(before[-40:]) or _DISMISS_BEFORE.search(before) or _DISMISS_AFTER.search(after)
+                or _NONE_COUNTED.search(before)):
             return True
     return False
 
