@@ -244,7 +244,7 @@ def circular(cause: str, effect: str, change: frozenset[str]) -> bool:
 _READING_WORDS = frozenset(("more", "fewer", "less", "higher", "lower", "longer", "shorter", "bigger", "smaller",
                             "increased", "increase", "decreased", "decrease", "rose", "rise", "fell", "fall", "grew",
                             "went", "got", "became", "better", "worse", "requests", "request", "there", "much",
-                            "contribution", "share", "amount", "number", "count", "level", "its", "took", "took"))
+                            "contribution", "share", "amount", "number", "count", "level", "its", "took"))
 _FALLS_BACK = re.compile(r"(?<![a-z])(?:fell|falls|fall|falling) back(?![a-z])")
 
 
@@ -279,11 +279,6 @@ def untautological(n: str, change: frozenset[str]) -> str:
     for a, b in sorted(cut, reverse=True):
         n = n[:a] + " " + n[b:]
     return n
-
-
-def tautological(n: str, change: frozenset[str]) -> bool:
-    """Does the sentence give the change itself as a cause?"""
-    return untautological(n, change) != n
 
 
 _TOKENS = re.compile(r"[a-z0-9][a-z0-9_'%./~+-]*|[,;:()\[\]{}=]|->|\u2192|\.(?=\s)")

@@ -153,6 +153,7 @@ def parse_drill(data: dict, where: str, concepts: dict | None = None) -> Drill:
         return expand(tuple(t.lower() for t in raw), lexicon, f"rubric.{key}", where, part)
 
     steps = tuple(words_of(step, lexicon, where, written) for step in chain)
+    plain = _per_step(r, "mechanism_plain", len(chain), where, lists=True)
     rubric = Rubric(
         workload_terms=words("workload_terms"), mechanism_chain=steps,
         mechanism_required=required, mechanism_min_steps=min_steps,
@@ -160,13 +161,12 @@ def parse_drill(data: dict, where: str, concepts: dict | None = None) -> Drill:
         fix_terms=words("fix_terms", part="terms"), fix_plain=words("fix_plain", nonempty=False, part="plain"),
         revert_terms=words("revert_terms", nonempty=False), rejected_fixes=words("rejected_fixes", nonempty=False),
         fix_knobs=words("fix_knobs", nonempty=False),
-        mechanism_plain=tuple(expand(step, lexicon, "rubric.mechanism_plain", where) for step in _per_step(
-            r, "mechanism_plain", len(chain), where, lists=True)),
+        mechanism_plain=tuple(expand(step, lexicon, "rubric.mechanism_plain", where) for step in plain),
         step_names=_per_step(r, "step_names", len(chain), where),
         step_questions=_per_step(r, "step_questions", len(chain), where),
         mechanism_class=_get(r, "mechanism_class", str, f"{where} [rubric]", default="") or "",
         change_terms=words("change_terms", nonempty=False))
-    written += [t for step in _per_step(r, "mechanism_plain", len(chain), where, lists=True) for t in step]
+    written += [t for step in plain for t in step]
     rubric = replace(rubric, own_phrases=len(own(tuple(written))),
                      concepts=tuple(dict.fromkeys(referenced(tuple(written)))))
     scenario = DrillScenario(
