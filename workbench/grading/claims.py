@@ -101,17 +101,25 @@ _PROPOSES_PROOF = re.compile(r"^\W*(?:the )?(?:proof|evidence|artifact|repro)\w*
                              r"i'?d replay)")
 
 
+_PUNCT = re.compile(r"[,;:()]|->|\u2192")
+
+
 def soup(n: str) -> bool:
     """A telegraphic run of terms: twenty words or more, fewer than one in eight a function word, and at most one
-    finite verb for every dozen words. (A senior's terse line, 'chat TTFT p99 2.9 ms -> 574 ms, goodput 100 -> 40,
-    tok/s flat', is shorter: a reading, not a soup.)"""
+    finite verb for every dozen words, or fewer than one in six a function word with almost no punctuation. (A
+    senior's terse line, 'chat TTFT p99 2.9 ms -> 574 ms, goodput 100 -> 40, tok/s flat', is shorter: a reading,
+    not a soup.)"""
     if longest_run(n) >= 12:
         return True
     w = [x for x in words(n) if not re.match(r"[\d.~]", x)]  # figures are no terms
     if len(w) < 20 or _PROOF_LABEL.match(n):  # a proof's parts listed under its label name things to run
         return False
     function = sum(x in FUNCTION for x in w)
-    return function < len(w) / 8 and predicates(n) * 12 <= len(w)
+    if function * 8 < len(w) and predicates(n) * 12 <= len(w):
+        return True
+    # a run-on with a few filler words but almost no punctuation to hold clauses apart (honest terse lines
+    # separate their parts with commas, colons or arrows)
+    return function < 0.16 * len(w) and len(_PUNCT.findall(n)) < 0.08 * len(w)
 
 
 def bare_list(n: str) -> bool:
@@ -203,6 +211,8 @@ _GENERIC = frozenset(("enabled", "enable", "enabling", "turned", "turning", "swi
                       "of", "that", "this", "it", "its", "to", "from", "with", "by", "for", "and", "our", "we", "they",
                       "having", "after", "just", "recent", "recently", "rollout", "setting", "config", "introduced",
                       "introducing", "introduction", "adding", "added", "use", "using", "used"))
+# the things a change is applied to and the words that say it now applies: 'because its prompts are now chunked'
+_CARRIERS = frozenset(("prompts", "prompt", "requests", "request", "now", "all", "every", "them", "their"))
 # a cause clause: what follows 'because (of)', 'due to', 'caused by', 'since', to the end of its clause
 _CAUSE = re.compile(r"(?<![a-z])(?:because(?: of)?|due to|caused by|driven by|thanks to|owing to)\s+"
                     r"([^,;.:()\u2192]{1,80}?)(?=\s*(?:[,;.]\s*(?!(?:which|so|meaning|as|since|because|that)\s)|$|"
@@ -227,8 +237,11 @@ def restates(clause: str, known: frozenset[str], own: bool = False) -> bool:
     """Is the clause only known words (the prompt's, or the effect's own with ``own``), the generic words of a change
     or a reading aside?"""
     generic = _GENERIC | _READING_WORDS if own else _GENERIC
-    w = [_stem(x) for x in words(_split(clause)) if x not in generic and x not in STOP and not x[0].isdigit()]
-    return bool(w) and len(w) <= 8 and all(x in known for x in w)
+    w = [x for x in words(_split(clause)) if x not in generic and x not in STOP and x not in _CARRIERS]
+    w = [x.split("-", 1)[1] if x[0].isdigit() and "-" in x else x for x in w]  # '512-token' -> 'token'
+    w = [x for x in w if x and not x[0].isdigit()]
+    return bool(w) and len(w) <= 8 and all(_stem(x) in known or "-" in x and all(_stem(p) in known for p in
+                                                                                   x.split("-")) for x in w)
 
 
 def circular(cause: str, effect: str, change: frozenset[str]) -> bool:
@@ -261,7 +274,9 @@ def content_stems(text: str) -> frozenset[str]:
 
 def change_words(prompt: str) -> frozenset[str]:
     """The stems of the words the drill's prompt uses: a cause made only of them restates the change."""
-    return frozenset(_stem(x) for x in words(prompt.lower()))
+    w = words(prompt.lower())
+    # a figure's unit is the change's word too: '512-token budget' names 'token'
+    return frozenset(_stem(x) for x in w + [p for x in w if x[0].isdigit() for p in x.split("-")[1:] if p])
 
 
 def untautological(n: str, change: frozenset[str]) -> str:

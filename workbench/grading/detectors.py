@@ -107,6 +107,20 @@ def _unsaid(norms: list[str]) -> list[str]:
 _NOT_A_CLAIM = re.compile(r"^\W*(?:proof|evidence|artifact|artefact|owners?|ownership|rollback|roll back|release|"
                           r"release decision|decision|gate|revert plan|validation|verification)\s*:")
 
+# a proof proposed, not a claim: the quantities it would measure are no steps of the chain ('I'd want the same seed
+# replayed with acceptance, tokens per step and TPOT per tenant'), unless it argues as well ('..., because ...')
+_PROPOSED_PROOF = re.compile(r"^\W*(?:(?:and|so|then|first),? )?(?:i'?d|i would|we'?d|we would|i'll|we'll|let's) "
+                             r"(?:\w+ )?(?:want|like|need|ask for|run|rerun|re-run|replay|compare|pull|dump|plot|grab)"
+                             r"(?![a-z])|^\W*to (?:prove|show|confirm|check) (?:it|this|that)(?![a-z])")
+_ARGUES = re.compile(r"(?<![a-z])(?:because|since|so|which means|means|caus\w*|leads? to|led to|hence|therefore)"
+                     r"(?![a-z])")
+
+_ARROW_ONLY = re.compile(r"^[\W_]*(?:v|\^)?[\W_]*$")
+
+
+def _proposed_proof(n: str) -> bool:
+    return bool(_PROPOSED_PROOF.search(n)) and not _ARGUES.search(n)
+
 
 def steps_of(drill: Drill) -> list[tuple[str, ...]]:
     """Each chain step's accepted phrasings: the drill's vocabulary and its plain-language lexicon."""
@@ -162,8 +176,12 @@ def mechanism(drill: Drill, segs: list[str], norms: list[str]) -> Element:
         return Element(False, "", f"'{wrong[0]}' is not the bottleneck class in this scenario; explain the chain "
                                   "that fits what the evidence shows", question)
     # bare terms, settings, textbook definitions and general truths: no argument about this case
-    usable = ["" if bare_run(n) or CONFIG_LINE.match(n) or TEXTBOOK.search(n) or _NOT_A_CLAIM.match(n) else n
+    usable = ["" if bare_run(n) or CONFIG_LINE.match(n) or TEXTBOOK.search(n) or _NOT_A_CLAIM.match(n)
+              or _proposed_proof(n) else n
               for n in _unsaid(norms)]
+    # a diagram's arrow lines ('|', 'v') join its boxes: they are no sentence and take no place in a window
+    keep = [i for i, n in enumerate(norms) if not _ARROW_ONLY.match(n)]
+    usable, segs = [usable[i] for i in keep], [segs[i] for i in keep]
     best: set[int] = set()
     best_window = ""
     # the steps each sentence names at all: a window is read only for the steps its sentences name (a phrase does not

@@ -38,8 +38,17 @@ from workbench.grading.lexicon import (
 )
 from workbench.grading.text import bare_run, content_words, has, links, negated, phrase, quote
 
-_ACTION = re.compile(r"(?<![a-z])(?:" + "|".join(re.escape(a) for a in sorted(ACTIONS, key=len, reverse=True))
-                     + r")(?:e?s|e?d|ing|[bdgmnpt](?:ed|ing))?(?![a-z])")  # a verb's forms, not 'scheduler'
+_FORMS = r"(?:e?s|e?d|ing|[bdgmnpt](?:ed|ing))?"  # a verb's forms, not 'scheduler'
+
+
+def _verb(a: str) -> str:
+    """An action's pattern, its first word in any form ('turns on', 'moved to')."""
+    first, _, rest = a.partition(" ")
+    return re.escape(first) + (_FORMS + " " + re.escape(rest) + r"(?![a-z])" if rest else "")
+
+
+_ACTION = re.compile(r"(?<![a-z])(?:" + "|".join(_verb(a) for a in sorted(ACTIONS, key=len, reverse=True))
+                     + r")" + _FORMS + r"(?![a-z])")
 
 
 _ACTION_FIRST = frozenset(a.split(" ")[0] for a in ACTIONS)
@@ -128,7 +137,10 @@ _CALLED_THE_FIX = re.compile(r"(?:(?<![a-z])is|(?<![a-z])be|'s) (?:the|my|our)(?
                              r"(?:fix|remedy|solution)(?![a-z])|"
                              # 'the sensible middle ground is bigger portions, 2,048 rather than 512'
                              r"(?<![a-z])the (?:sensible|right|best|obvious|safe|cheapest|simplest) (?:middle ground|"
-                             r"answer|move|option|choice|call|thing to do|first step) is(?![a-z])")
+                             r"answer|move|option|choice|call|thing to do|first step) is(?![a-z])|"
+                             # 'Better is least-loaded dispatch', 'the better way is ...' (opening its sentence)
+                             r"^\W*(?:(?:much|far|the|a) )?(?:better|best)(?: (?:option|way|choice|move|approach))? is"
+                             r"(?! not)(?![a-z])")
 _CLAUSE_END = re.compile(r"[.;]|$")
 # what stays as it is while a change is tried ('keep the 64 GiB pool serving until the canary is clean'): no change
 _AS_IS = re.compile(r"(?<![a-z])(?:keep|keeps|keeping|leave|leaves|leaving|stay|stays|staying) (?:on )?"

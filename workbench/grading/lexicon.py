@@ -49,7 +49,7 @@ ACTIONS = ("fix", "add", "lower", "raise", "switch", "move", "cap", "set", "use"
            "dispatch", "serve", "host", "send", "steer", "distribute", "isolate", "dedicate", "offload", "migrate",
            "relocate", "balance", "load-balance", "load balance", "scale out", "scale up", "rate-limit", "rate limit",
            "teach", "derive", "tries", "dial", "decrease", "tighten", "open", "spin up", "stand up", "provision",
-           "merge", "prepare", "drain", "cordon", "retrain", "fine-tune")
+           "merge", "prepare", "drain", "cordon", "retrain", "fine-tune", "take")
 WAY_BACK = re.compile(r"(?<![a-z])(?:roll(?:s|ed|ing)?[ -]?back|rollback|revert\w*|auto-?revert\w*|"
                       r"(?:switch|flip|go|mov|swap|fall|cut|chang|put|rout|send|shift|bring|drain|dial|scal|roll)"
                       r"(?:\w*) (?:\w+ ){0,5}?back|back to|back (?:\w+ ){0,2}?out|back off to|undo|unwind\w*|"
@@ -63,6 +63,7 @@ WAY_BACK = re.compile(r"(?<![a-z])(?:roll(?:s|ed|ing)?[ -]?back|rollback|revert\
                       r"(?:remov|kill|yank|scrap|retir|unship|deactivat)\w* (?:it|that|this|them|the (?:new )?"
                       r"(?:change|plan|config|canary|release|flag|setting|feature|rollout|build))(?![a-z])|"
                       r"deactivat\w*|take (?:it|that|this|them) out|ramp\w* (?:it |them |\w+ )?down|return\w* traffic|"
+                      r"return\w* to (?:it|that|them)(?![a-z])|"
                       r"(?:keep|restore|return to|pin|use|reinstate|re-enable|redeploy|switch to|flip to|move to|"
                       r"stay on|stay with|stick with|"
                       r"route to|send to)\w{0,3} (?:the |our )?(?:old|previous|prior|last|pinned|current|baseline|"
@@ -136,8 +137,8 @@ _VALIDATION = (r"(?:load[- ]test|canary|validat\w*|pass\w*|green|meets?|producti
                # a measurement restored: 'unless its bus bandwidth returns to nvlink levels', 'back at nvlink levels'
                r"returns? to|(?:comes? |is )?back (?:at|near|to|under|below) [\w-]+|recover\w*)")
 GATE = re.compile(r"(?<![a-z])(?:(?:hold|held|block|gate|pause|freeze|delay)\w{0,3}(?![\w'])(?: [\w-]+){0,5}?|on hold|"
-                  r"(?:don'?t|do not|won'?t|will not|wouldn'?t|would not|shouldn'?t|should not|can'?t|cannot|"
-                  r"mustn'?t|must not|not|never|no) (?:\w+ ){0,4}?" + _RELEASE + r"|"
+                  r"(?:don'?t|do not|doesn'?t|does not|won'?t|will not|wouldn'?t|would not|shouldn'?t|should not|"
+                  r"can'?t|cannot|mustn'?t|must not|not|never|no) (?:\w+ ){0,4}?" + _RELEASE + r"|"
                   + _RELEASE + r"(?: [\w-]+){0,3}? only|only " + _RELEASE + r"|" + _RELEASE +
                   r" nothing|no[- ]go|go/no-go|not before|"
                   r"gated on|gate it on|"

@@ -126,6 +126,12 @@ _DISMISS_BEFORE = re.compile(r"(?<![a-z])(?:mistaken for|mistake it for|rather t
                              # someone else's wrong guess: 'everybody blamed the network for a week'
                              r"(?:everybody|everyone|people|they|others|ops|management|the team) "
                              r"(?:first )?(?:blamed|suspected|assumed|thought it was)|"
+                             # a reading that is someone else's ('which the gate reads as noise'), or one part of a
+                             # breakdown ('the error decomposed into shape, noise and contention')
+                             r"(?:reads?|treats?|treated|dismiss\w*|writ\w* off|wrote off|filed|labell?ed|"
+                             r"passe[sd] off) (?:it |them |this |that )?as|"
+                             r"(?:decompos\w*|split|broken down|break\w* down|separat\w*|attribut\w*) "
+                             r"(?:\w+ ){0,3}?into|"
                              r"without|nothing to do with|unlike)(?![a-z])[^.;]{0,25}$")
 _DISMISS_AFTER = re.compile(r"^[^.;]{0,30}?(?<![a-z])(?:is|was|are|can be|has been)? ?(?:ruled out|excluded|irrelevant|"
                             r"unrelated|not involved|not a (?:cause|factor)|a consequence|zero|none|nil|not (?:it|the "
@@ -136,7 +142,9 @@ _DISMISS_AFTER = re.compile(r"^[^.;]{0,30}?(?<![a-z])(?:is|was|are|can be|has be
                             r"(?:wouldn'?t|would not|doesn'?t|does not|can'?t|cannot) (?:give|explain|produce|cause)|"
                             # a wrong remedy refused: 'more cores will not help', 'adding GPUs won't fix it'
                             r"(?:will not|won'?t|would not|wouldn'?t|does not|doesn'?t|can'?t|cannot) "
-                            r"(?:help|fix|change|solve)"
+                            r"(?:help|fix|change|solve)|"
+                            # 'adding cores is not the answer', 'more GPUs isn't a fix'
+                            r"(?:is|are|was|would be)(?: not|n'?t) (?:the|a|an) (?:answer|fix|solution|remedy|way)"
                             r"(?![a-z]))|"
                             # doubted in the same sentence: '... but I wouldn't bet on it', '... but I doubt it matters'
                             r"^[^.;]{0,90}?(?<![a-z])(?:i doubt|i'?d doubt|i wouldn'?t bet|i would not bet|unlikely|"
