@@ -181,7 +181,55 @@ KINDS = {"soup": "this line runs terms together with no sentence; say what happe
          "list": "this line lists terms; say what causes what",
          "fields": "this line assigns labels ('x = y'); state the claim as a sentence",
          "tautology": "this names the change as its own cause; say what the change does, step by step, that "
-                      "moves the metric"}
+                      "moves the metric",
+         "menu": "this line offers a menu of possible causes; commit to the one the evidence supports and say "
+                 "why the others do not fit",
+         "crammed": "this line crams the elements into one run of 'proven by ..., fixed by ..., owned by ...' "
+                    "clauses; state each claim as a sentence of its own"}
+
+# an element named by its participle ('proven by', 'fixed by', 'owned by', 'rolled back'): three kinds in one
+# sentence is a checklist read out, not an argument
+_ELEMENT_PARTICIPLE = re.compile(r"(?<![a-z])(?:(?P<proof>(?:proven|proved|shown|confirmed|demonstrated|evidenced|"
+                                 r"verified) (?:by|with|via))|(?P<fix>(?:fixed|solved|resolved|mitigated|remedied|"
+                                 r"addressed) (?:by|with|via))|(?P<owner>owned by|signed off by|approved by)|"
+                                 r"(?P<back>(?:rolled|rolling) back|revert(?:ed|ing))|"
+                                 r"(?P<gate>(?:held|gated|blocked) (?:until|on)))(?![a-z])")
+
+
+# a menu of possible causes offered instead of one ('several possible root causes ...: a, b, c, d or e')
+_MENU = re.compile(r"(?<![a-z])(?:several|many|multiple|a few|various|possible|potential|candidate|plausible) "
+                   r"(?:possible |potential |root )?(?:root )?(?:causes|culprits|explanations|suspects|hypotheses)"
+                   r"(?![a-z])|(?<![a-z])could be any (?:one )?of(?![a-z])")
+
+
+def menu(n: str) -> bool:
+    """Is the sentence a menu of causes: it announces several possible ones and lists four or more?"""
+    m = _MENU.search(n)
+    return bool(m) and len(re.findall(r",|(?<![a-z])or(?![a-z])", n[m.end():])) >= 4
+
+
+def crammed(n: str) -> bool:
+    """Does one sentence name three elements or more by their participles ('..., proven by a same-seed run, fixed by
+    routing embed to its own pool, owned by the platform team, rolled back on a canary')?"""
+    return len({m.lastgroup for m in _ELEMENT_PARTICIPLE.finditer(n)}) >= 3
+
+
+# an answer that grades itself ('This answer covers all required elements'), or its label lines filled with verdicts
+# on themselves ('Mechanism: identified', 'Owner: assigned to the appropriate team')
+_SELF_GRADED = re.compile(r"(?<![a-z])(?:(?:this|my|the) (?:answer|response|write-?up|submission|reply) "
+                          r"(?:\w+ )?(?:covers|addresses|includes|hits|meets|satisfies|contains|ticks)|"
+                          r"all (?:the )?(?:required |six |rubric )?(?:elements|criteria|boxes) (?:are )?"
+                          r"(?:covered|addressed|present|met|ticked))(?![a-z])")
+_META_VALUE = re.compile(r"^\W*[a-z][a-z /&-]{0,30}:\s*(?:identified|provided|covered|addressed|assigned|done|yes|"
+                         r"included|present|handled|defined|named|stated|explained|given|specified|complete|"
+                         r"confirmed|clear)(?![a-z])")
+
+
+def self_graded(norms: list[str]) -> bool:
+    """Does the answer certify itself: a sentence saying it covers the elements, or three label lines or more whose
+    value is a verdict on the line ('Fix: provided')?"""
+    return any(_SELF_GRADED.search(n) for n in norms) and sum(bool(_META_VALUE.match(n)) for n in norms) >= 2 or \
+        sum(bool(_META_VALUE.match(n)) for n in norms) >= 3
 
 
 def field_line(n: str) -> bool:
@@ -203,6 +251,10 @@ def degenerate(n: str) -> str | None:
         return "soup"
     if bare_list(n) or long_list(n):
         return "list"
+    if crammed(n):
+        return "crammed"
+    if menu(n):
+        return "menu"
     return None
 
 

@@ -381,10 +381,17 @@ def _change_off(n: str, drill: Drill | None) -> bool:
     return bool(off.search(n))
 
 
+# a release held on the diagnosis, not on a validation of the release ('hold until root cause is confirmed')
+_ON_DIAGNOSIS = re.compile(r"(?<![a-z])(?:until|till|unless|once)\s+(?:the |we |i )?(?:have |know |find )?(?:the )?"
+                           r"(?:root cause|cause|diagnosis|culprit)(?: is| has been| gets)?\s*(?:confirmed|known|found|"
+                           r"identified|understood|clear)?[^.;,\n]{0,20}")
+
+
 def rollback(segs: list[str], norms: list[str], stuffed: bool, drill: Drill | None = None) -> Element:
     for s, n in zip(segs, norms, strict=True):
         if stuffed and bare_run(n):
             continue
+        n = _ON_DIAGNOSIS.sub(" ", n)
         if GATE.search(n) or GATE_FIRST.search(n) or HELD.search(n) or tied_way_back(n) or _TRIGGER.search(n) \
                 or _change_off(n, drill):
             return Element(True, quote(s), "")

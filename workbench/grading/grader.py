@@ -150,11 +150,12 @@ def grade(drill: Drill, answer: str) -> Grade:
     norms = [norm(s) for s in segs]
     # (a line or two is judged line by line below: 'Who owns it? The ML compiler team.' is an answer)
     claimless = len(segs) >= 3 and (not any(claims.claims_something(n) for n in norms)
-                                    or claims.config_dump(segs, norms))
+                                    or claims.config_dump(segs, norms) or claims.self_graded(norms))
     if not segs or claimless:
         # each element's own hint and question, the first hint saying why nothing was found
         empty = ("the answer is empty" if not answer.strip() else "no sentence in the answer claims anything (terms, "
-                 "lists and 'x = y' fields only); say what happens to what, and why, in sentences" if claimless
+                 "lists, 'x = y' fields or verdicts on itself); say what happens to what, and why, in sentences"
+                 if claimless
                  else "the answer only restates the drill or the card")
         elements = _elements([], [], drill, False)
         first = elements[ELEMENTS[0]]
@@ -203,11 +204,26 @@ def _answers_another(drill: Drill, segs: list[str], norms: list[str]) -> Drill |
     for other in siblings(str(Path(drill.path).parent)):
         # another class's chain, told about that drill's incident (its prompt's words, more of them than this one's):
         # a misdiagnosis of this incident names this one's change and is graded as such
-        if other.id != drill.id and (other.rubric.mechanism_class or other.id) != own and \
-                len(said & _prompt_words(other)) >= (2 if elsewhere else 2 * here + 2) and \
+        if other.id == drill.id or (other.rubric.mechanism_class or other.id) == own:
+            continue
+        theirs = _prompt_words(other)
+        ours, only_theirs = _prompt_words(drill) - _vocabulary(other), theirs - _vocabulary(drill)
+        # ... or told in the words only that drill's prompt uses and none that only this one's does (two drills of
+        # one pool share 'docs tenant', 'ttft' and 'budget'; 'chunked prefill' is the other's change, 'strict
+        # priority' this one's)
+        apart = not said & ours and len(said & only_theirs) >= 2
+        if (apart or len(said & theirs) >= (2 if elsewhere else 2 * here + 2)) and \
                 det.mechanism(other, segs, norms).present:
             return other
     return None
+
+
+def _vocabulary(drill: Drill) -> frozenset[str]:
+    """Every word a drill's prompt, workload and chain use: what an answer to it may say."""
+    r = drill.rubric
+    return _prompt_words(drill) | claims.content_stems(" ".join((*r.workload_terms, *(t for step in
+                                                                                      det.steps_of(drill)
+                                                                                      for t in step))))
 
 
 def _prompt_words(drill: Drill) -> frozenset[str]:

@@ -63,7 +63,7 @@ WAY_BACK = re.compile(r"(?<![a-z])(?:roll(?:s|ed|ing)?[ -]?back|rollback|revert\
                       r"(?:remov|kill|yank|scrap|retir|unship|deactivat)\w* (?:it|that|this|them|the (?:new )?"
                       r"(?:change|plan|config|canary|release|flag|setting|feature|rollout|build))(?![a-z])|"
                       r"deactivat\w*|take (?:it|that|this|them) out|ramp\w* (?:it |them |\w+ )?down|return\w* traffic|"
-                      r"return\w* to (?:it|that|them)(?![a-z])|"
+                      r"(?:return|switch|go|move|flip|fall)\w* (?:back )?to (?:it|that|them)(?![a-z])|"
                       r"(?:keep|restore|return to|pin|use|reinstate|re-enable|redeploy|switch to|flip to|move to|"
                       r"stay on|stay with|stick with|"
                       r"route to|send to)\w{0,3} (?:the |our )?(?:old|previous|prior|last|pinned|current|baseline|"
@@ -96,7 +96,8 @@ CONDITION = re.compile(r"(?<![a-z])(?:(?:(?:if(?! (?:i|we) (?:remember|recall)| 
                        + _COMPLAINT + r"|when" + _COMPLAINT + r"|whenever|unless|once|upon|in case|the moment|"
                        r"as soon as|until|till|til|in the event|"
                        # formal English puts the verb first: 'reverted should the canary p99 exceed 13 ms'
-                       r"(?:should|were)(?= (?:the|a|an|any|it|its|our|p\d{2}|latency|tail|ttft|errors?) )|"
+                       r"(?:should|were)(?= (?:the|a|an|any|it|its|our|p\d{2}|latency|tail|ttft|tpot|itl|acceptance|"
+                       r"goodput|throughput|errors?) )|"
                        # 'Should canary p99 exceed 2 ms, ...' opens its sentence, not 'the owner should canary it'
                        r"(?<![a-z] )should(?= canary )|"
                        r"(?:at|on) (?:any|each|every) (?:step|stage|point) (?:where|at which))"
@@ -133,7 +134,7 @@ _RELEASE = (r"(?:ship\w*|release\w*|go out|go live|goes live|launch\w*|roll ?out
             r"go(?:es)? back (?:in|into)|rejoin\w*|re-?enter\w*|return\w* to (?:the )?(?:pool|rotation|service))")
 _VALIDATION = (r"(?:load[- ]test|canary|validat\w*|pass\w*|green|meets?|production|p\d\d|benchmark\w*|test\w*|"
                r"shows?|replay\w*|eval\w*|confirm\w*|proves?|verif\w*|under \d|below \d|traffic|target|slo|trial|"
-               r"pilot|stays?|stayed|holds?|percentile|agree\w*|"
+               r"match\w*|pilot|stays?|stayed|holds?|percentile|agree\w*|"
                # a measurement restored: 'unless its bus bandwidth returns to nvlink levels', 'back at nvlink levels'
                r"returns? to|(?:comes? |is )?back (?:at|near|to|under|below) [\w-]+|recover\w*)")
 GATE = re.compile(r"(?<![a-z])(?:(?:hold|held|block|gate|pause|freeze|delay)\w{0,3}(?![\w'])(?: [\w-]+){0,5}?|on hold|"
@@ -145,7 +146,8 @@ GATE = re.compile(r"(?<![a-z])(?:(?:hold|held|block|gate|pause|freeze|delay)\w{0
                   r"stay(?:s|ing)? (?:held|off|gated|dark|at|live|up|serving|on|unreleased|out|drained|disabled|"
                   r"cordoned)|"
                   r"(?<![a-z])off (?:for|during|in) (?:\w+ ){0,3}?(?=until|till|unless)|"
-                  r"(?<![a-z])no (?:[\w-]+ ){1,2}?(?=until|till|unless)|"  # 'no recompile-on-miss until ...'
+                  # 'no recompile-on-miss until ...', 'no speculation for code requests until ...'
+                  r"(?<![a-z])no (?:[\w-]+ ){1,2}?(?:for (?:[\w-]+ ){1,2}?)?(?=until|till|unless)|"
                   # 'nothing beyond canary until ...': the rollout held at its first stage
                   r"(?<![a-z])(?:nothing|not|no further|no wider) (?:[\w-]+ ){0,2}?(?:beyond|past|further than|"
                   r"wider than) (?:the |a |our )?(?:canary|pilot|trial|\d+ ?%)(?: [\w-]+){0,3}? (?=until|till|unless)|"
@@ -154,7 +156,8 @@ GATE = re.compile(r"(?<![a-z])(?:(?:hold|held|block|gate|pause|freeze|delay)\w{0
                   r"(?:keep|leave)\w* [^.\n]{0,40}(?:off|serving|pinned|on the old|on the previous|out of production|"
                   r"out of (?:the |rotation)|drained|cordoned|"
                   r"carrying|taking|handling))"
-                  r"[^.\n]{0,160}?(?<![a-z])(?:until|till|til|unless|only if|only after|only when|once|after|before|"
+                  r"[^.\n]{0,160}?(?<![a-z])(?:until|untill|till|til|unless|only if|only after|only when|once|after|"
+                  r"before|"
                   r"without|(?<=again )if|"
                   r"(?<=only )(?:when|if))(?![a-z])"
                   r"[^.\n]{0,160}?" + _VALIDATION)

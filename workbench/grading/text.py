@@ -130,8 +130,8 @@ _DISMISS_BEFORE = re.compile(r"(?<![a-z])(?:mistaken for|mistake it for|rather t
                              # breakdown ('the error decomposed into shape, noise and contention')
                              r"(?:reads?|treats?|treated|dismiss\w*|writ\w* off|wrote off|filed|labell?ed|"
                              r"passe[sd] off) (?:it |them |this |that )?as|"
-                             r"(?:decompos\w*|split|broken down|break\w* down|separat\w*|attribut\w*) "
-                             r"(?:\w+ ){0,3}?into|"
+                             r"decompos\w*|(?:split|broken down|break\w*(?: [\w-]+){0,4}? down|separat\w*|"
+                             r"attribut\w*) (?:[\w-]+ ){0,3}?into|"
                              r"without|nothing to do with|unlike)(?![a-z])[^.;]{0,25}$")
 _DISMISS_AFTER = re.compile(r"^[^.;]{0,30}?(?<![a-z])(?:is|was|are|can be|has been)? ?(?:ruled out|excluded|irrelevant|"
                             r"unrelated|not involved|not a (?:cause|factor)|a consequence|zero|none|nil|not (?:it|the "
