@@ -26,6 +26,7 @@ from workbench.limits import (
     MAX_SHAPE,
     MAX_STREAMS,
     MAX_TIME_S,
+    PRIORITY,
     RATE,
     SEED,
     check_count,
@@ -179,7 +180,7 @@ class Stream:
     def __post_init__(self) -> None:
         _check(bool(self.name), "name", self.name, "must not be empty")
         check_range("weight", self.weight, 1e-6, 1e6)
-        check_int_range("priority", self.priority, -(2**31), 2**31 - 1)
+        check_int_range("priority", self.priority, *PRIORITY)
         check_count("shapes", self.shapes, MAX_DIMS)
         check_count("pin", self.pin, MAX_LIST)
         for c in self.pin:

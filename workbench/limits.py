@@ -41,6 +41,19 @@ MAX_TIME_S = 1e9  # s (~31 years): service times, delays, timeouts, drift times
 MAX_SHAPE = 2**24  # a symbolic dim's value (16M tokens or pixels)
 RATE = (1e-6, 1e9)  # 1/s, arrival rates
 SEED = (0, 2**63 - 1)
+PRIORITY = (-(2**31), 2**31 - 1)  # a stream's or tenant's priority: a 32-bit integer (int32 columns)
+
+# --- token-level serving (workbench.serving): what a run's trace holds --------------------------------------
+# A token run keeps every output token's emission time (the ITL percentiles are exact, over every gap) and one
+# row per iteration; an iteration emits at least one token or prefills a full chunk of max_num_batched_tokens
+# prompt tokens (preemptions aside), so "steps" = output tokens + prompt tokens // max_num_batched_tokens bounds
+# both. A run's peak memory is at most requests x TOKEN_BYTES_PER_REQUEST + steps x TOKEN_BYTES_PER_STEP
+# (measured, the worse of the compiled and the Python loop, with the summary); past TOKEN_RUN_BYTES it is refused
+# before anything is allocated (workbench.serving.workload.check_memory).
+MAX_TOKEN_REQUESTS = 5_000_000
+TOKEN_RUN_BYTES = 2 * GIB
+TOKEN_BYTES_PER_REQUEST = 600  # measured (one token each, tracemalloc): compiled 437, Python 338, ~440 speculating
+TOKEN_BYTES_PER_STEP = 240  # measured (an iteration per token, tracemalloc): compiled 201, Python 222
 
 
 def _num(x: float) -> str:
@@ -76,3 +89,8 @@ def check_requests(key: str, value: object) -> None:
         raise ConfigError(key, value, f"at most {MAX_REQUESTS:,} requests per run: this one would need about "
                           f"{need:,.1f} GiB of memory ({BYTES_PER_REQUEST} bytes per request)")
     check_int_range(key, value, 1, MAX_REQUESTS)
+
+
+def token_run_bytes(requests: int, steps: int) -> int:
+    """Peak memory (bytes) a token-level run of ``requests`` requests and ``steps`` steps may take, at most."""
+    return requests * TOKEN_BYTES_PER_REQUEST + steps * TOKEN_BYTES_PER_STEP

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from workbench.errors import check, check_one_of
-from workbench.limits import check_int_range, check_range
+from workbench.limits import PRIORITY, check_int_range, check_range
 
 POLICIES = ("fcfs", "priority")
 OUT_OF_ENVELOPE = ("fallback", "recompile")
@@ -256,6 +256,7 @@ class Tenant:
 
     def __post_init__(self) -> None:
         check_range(f"serving.tenants.{self.name}.rate", self.rate, 1e-6, 1e7, "requests/s")
+        check_int_range(f"serving.tenants.{self.name}.priority", self.priority, *PRIORITY)  # as request mode's
         check_range(f"serving.tenants.{self.name}.acceptance", self.acceptance, 0.0, 1.0, "(a probability)")
 
 

@@ -16,6 +16,7 @@ over the link kept per iteration) and speculative decoding (``[serving.speculati
 from __future__ import annotations
 
 import dataclasses
+from array import array
 from dataclasses import dataclass
 
 import numpy as np
@@ -23,7 +24,7 @@ import numpy as np
 from workbench import aot
 from workbench.errors import ConfigError, check, check_one_of
 from workbench.hardware import Hardware
-from workbench.limits import check_int_range
+from workbench.limits import MAX_TOKEN_REQUESTS, SEED, check_int_range
 from workbench.serving.buckets import BucketState
 from workbench.serving.config import (
     Decoder,
@@ -40,9 +41,7 @@ from workbench.serving.efficiency import LAWS
 from workbench.serving.scheduler import scheduler_for
 from workbench.serving.speculative import Speculator
 from workbench.serving.state import ServingState
-from workbench.serving.workload import TokenRequests, draw
-
-MAX_TOKEN_REQUESTS = 5_000_000
+from workbench.serving.workload import TokenRequests, check_memory, draw
 
 
 @dataclass(frozen=True)
@@ -65,6 +64,8 @@ class ServingRun:
 
     def __post_init__(self) -> None:
         check_int_range("requests", self.requests, 1, MAX_TOKEN_REQUESTS, "a run's token columns stay in memory")
+        check_int_range("seed", self.seed, *SEED)  # as request mode (workbench.config.Scenario)
+        check_memory(self)
         check_one_of("serving.efficiency", self.efficiency, tuple(LAWS))
         check(isinstance(self.cuda_graphs, bool), "serving.cuda_graphs", self.cuda_graphs, "must be true or false")
         check_parallel(self.model, self.parallel)
@@ -247,8 +248,8 @@ def _simulate_python(run: ServingRun) -> ServingTrace:
     spec = Speculator(run, state, req.tenant) if run.speculative.on else None
     swap_bw = run.kv.swap_bandwidth_bytes_per_s
     arrival = state.arrival
-    rows: list[tuple] = []
-    price, record, decoded, prefilled, link = cost.pricer(), rows.append, state.decoded, state.prefilled, \
+    rows = array("d")  # the iteration rows, flat: 8 bytes a value (a list of tuples takes ~4x that)
+    price, record, decoded, prefilled, link = cost.pricer(), rows.extend, state.decoded, state.prefilled, \
         cost.link_seconds
     plan = BucketState(run.buckets)
     place = plan.place
@@ -294,12 +295,12 @@ def _simulate_python(run: ServingRun) -> ServingTrace:
         record((t, t_end, prefill, steps, steps + len(prefills), running, used, len(state.preempted_now), swap_s,
                 pause, link(tokens + prefill), draft_s, len(speculating), emitted))
         t = t_end
-    it = np.array(rows, dtype=float).reshape(-1, len(ITERATION_COLUMNS))
+    it = np.frombuffer(rows, dtype=float).reshape(-1, len(ITERATION_COLUMNS))  # no copy
     k = run.speculative.tokens
     return assemble(run, req, np.array(state.first_s), np.array(state.finish_s),
                     np.array(state.preemptions, dtype=np.int32), np.array(state.offset, dtype=np.int64),
-                    np.array(state.token_s), it, np.array(state.admit_s),
-                    plan.summary(len(rows), int(it[:, 2].sum() + it[:, 3].sum()) + k * int(it[:, 12].sum())),
+                    np.frombuffer(state.token_s, dtype=float), it, np.array(state.admit_s),
+                    plan.summary(len(it), int(it[:, 2].sum() + it[:, 3].sum()) + k * int(it[:, 12].sum())),
                     spec.columns() if spec else None)
 
 
@@ -314,9 +315,14 @@ def assemble(run: ServingRun, req: TokenRequests, first_s: np.ndarray, finish_s:
     """The trace of a finished run from its per-request columns and its iteration rows (:data:`ITERATION_COLUMNS`;
     a row of the first ten, as the compiled loop records it, has no link, draft or speculation: its decodes
     emitted one token each), and the per-request speculation counts ``spec`` (none: zeros)."""
-    if it.shape[1] < len(ITERATION_COLUMNS):
-        zeros = np.zeros(len(it))
-        it = np.column_stack([it, zeros, zeros, zeros, it[:, 3]])
+    m = len(it)
+    decodes = it[:, 3].astype(np.int64)
+    if it.shape[1] < len(ITERATION_COLUMNS):  # no copy of the rows: zero columns (their pages untouched until read)
+        zeros = np.zeros(m)
+        it_link_s, it_draft_s, it_spec, decode_tokens = zeros, zeros, np.zeros(m, np.int64), decodes
+    else:
+        it_link_s, it_draft_s, it_spec, decode_tokens = it[:, 10], it[:, 11], it[:, 12].astype(np.int64), \
+            it[:, 13].astype(np.int64)
     n = len(first_s)
     spec = spec or {"spec_proposed": np.zeros(n, np.int64), "spec_accepted": np.zeros(n, np.int64),
                     "spec_judged": np.zeros(n, np.int64), "spec_stopped": np.zeros(n, bool)}
@@ -324,8 +330,8 @@ def assemble(run: ServingRun, req: TokenRequests, first_s: np.ndarray, finish_s:
         run=run, requests=req, first_token_s=first_s, finish_s=finish_s, preemptions=preemptions,
         token_offset=offset, token_s=token_s,
         it_start_s=it[:, 0], it_end_s=it[:, 1], it_prefill_tokens=it[:, 2].astype(np.int64),
-        it_decodes=it[:, 3].astype(np.int64), it_seqs=it[:, 4].astype(np.int64),
+        it_decodes=decodes, it_seqs=it[:, 4].astype(np.int64),
         it_running=it[:, 5].astype(np.int64), it_blocks_used=it[:, 6].astype(np.int64),
         it_preemptions=it[:, 7].astype(np.int64), it_swap_s=it[:, 8], admit_s=admit_s,
-        it_pause_s=it[:, 9], buckets=buckets, it_link_s=it[:, 10], it_draft_s=it[:, 11],
-        it_spec=it[:, 12].astype(np.int64), it_decode_tokens=it[:, 13].astype(np.int64), **spec)
+        it_pause_s=it[:, 9], buckets=buckets, it_link_s=it_link_s, it_draft_s=it_draft_s, it_spec=it_spec,
+        it_decode_tokens=decode_tokens, **spec)

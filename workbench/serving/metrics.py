@@ -48,10 +48,20 @@ def itl_s(tr: ServingTrace, mask: np.ndarray | None = None) -> np.ndarray:
     first = tr.token_offset[1:-1] - 1  # the gap across two requests' boundary is not an ITL
     keep = gaps > 0.0
     keep[first[first >= 0]] = False
-    if mask is not None:
-        owner = np.repeat(np.arange(len(tr.requests.output)), tr.requests.output)[1:]
-        keep &= mask[owner]
+    if mask is not None:  # each token's request's mask (a byte a token: no owner index)
+        keep &= np.repeat(mask, tr.requests.output)[1:]
     return gaps[keep]
+
+
+def iteration_s(tr: ServingTrace) -> np.ndarray:
+    """Each iteration's duration (s), at least one step of the float clock at its end (``np.spacing``).
+
+    An iteration shorter than that step (nanoseconds on the fastest chip, after arrivals a year apart) ends at
+    the time it started: clamped to the clock's resolution, it still counts in the time-weighted means
+    (a run of only such iterations weighs them equally instead of dividing by zero). A normal iteration is far
+    longer than the step and keeps its duration exactly.
+    """
+    return np.maximum(tr.it_end_s - tr.it_start_s, np.spacing(tr.it_end_s))
 
 
 def kv_utilisation(tr: ServingTrace) -> tuple[np.ndarray, np.ndarray]:
@@ -68,7 +78,7 @@ def goodput(tr: ServingTrace, ttft_slo_s: float, tpot_slo_s: float) -> float:
 
 def busy_share(tr: ServingTrace) -> float:
     """Share of the run (to its last iteration) the chip spent in iterations."""
-    return float((tr.it_end_s - tr.it_start_s).sum() / tr.it_end_s[-1]) if len(tr.it_end_s) else 0.0
+    return float(min(iteration_s(tr).sum() / tr.it_end_s[-1], 1.0)) if len(tr.it_end_s) else 0.0
 
 
 def comm_share(tr: ServingTrace) -> float:
@@ -127,7 +137,7 @@ def summarize_tokens(tr: ServingTrace, ttft_slo_s: float = 1.0, tpot_slo_s: floa
         "tokens_per_s": tokens_per_s(tr),
         "ttft_s": _pcts(ft), "tpot_s": _pcts(tp[~np.isnan(tp)]), "itl_s": _pcts(itl_s(tr)), "e2e_s": _pcts(e2e),
         "iterations": len(tr.it_end_s), "busy_share": busy_share(tr),
-        "kv_utilisation": {"mean": float(np.average(kv, weights=tr.it_end_s - tr.it_start_s)) if len(kv) else 0.0,
+        "kv_utilisation": {"mean": float(np.average(kv, weights=iteration_s(tr))) if len(kv) else 0.0,
                            "max": float(kv.max(initial=0.0))},
         "preemptions": int(tr.preemptions.sum()), "swap_s": float(tr.it_swap_s.sum()),
         "goodput": {"ttft_slo_s": ttft_slo_s, "tpot_slo_s": tpot_slo_s,

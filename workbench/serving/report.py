@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from workbench.serving.engine import ServingTrace
+from workbench.serving.metrics import iteration_s
 
 STATS = ("mean", "p50", "p95", "p99")
 
@@ -94,7 +95,7 @@ def to_chrome(tr: ServingTrace, path: str | Path, max_iterations: int = 200_000)
 
 def iteration_shares(tr: ServingTrace) -> dict[str, float]:
     """Share of busy time in prefill-only, decode-only and mixed iterations."""
-    dur = tr.it_end_s - tr.it_start_s
+    dur = iteration_s(tr)  # clamped to the clock's step: never all zero
     p, d = tr.it_prefill_tokens > 0, tr.it_decodes > 0
     total = float(dur.sum()) or 1.0
     return {"prefill": float(dur[p & ~d].sum() / total), "decode": float(dur[d & ~p].sum() / total),

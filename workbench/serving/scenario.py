@@ -65,7 +65,13 @@ A scenario whose ``[serving]`` table says ``mode = "token"`` is a token-level se
     output = { median = 150, sigma = 0.8, max = 1000 }
     acceptance = 0.8              # probability the target accepts each draft token (speculative decoding)
 
-Every key is checked; an error names the file, the dotted key and the value.
+Every key is checked; an error names the file, the dotted key and the value. ``seed`` is an integer in
+[0, 2^63 - 1] and a tenant's ``priority`` a 32-bit integer, as in request mode (:mod:`workbench.limits`).
+``requests`` is at most 5,000,000, and a run whose trace could need more than 2 GiB is refused before it
+starts: 600 bytes per request and 240 per step, a step being an output token or a prefill chunk of
+``max_num_batched_tokens`` prompt tokens (each token's emission time and, at worst, an iteration row of its
+own). The laws' maxima decide first; a run they would refuse is decided by its drawn lengths
+(:func:`workbench.serving.workload.check_memory`), so about 8.9 million output tokens fit a run.
 """
 
 from __future__ import annotations
