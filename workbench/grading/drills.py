@@ -20,6 +20,7 @@ from workbench.errors import ConfigError
 from workbench.grading.concepts import FILE as CONCEPTS_FILE
 from workbench.grading.concepts import expand, own, referenced
 from workbench.grading.concepts import lexicon as concept_lexicon
+from workbench.grading.drill_check import check_data, check_drill, check_folder, check_folder_files
 from workbench.grading.reference import check_template, needs
 from workbench.limits import DRILL_MAX_BYTES
 
@@ -127,6 +128,7 @@ def words_of(step: list[str], lexicon: dict, where: str, written: list[str]) -> 
 def parse_drill(data: dict, where: str, concepts: dict | None = None) -> Drill:
     """Validate a parsed drill document; ``@name`` references expand from the concept lexicon (``concepts``, or
     the drill folder's: :func:`workbench.grading.concepts.lexicon`)."""
+    check_data(data, where, concepts)
     unknown = sorted(set(data) - KNOWN)
     if unknown:
         raise ConfigError(unknown[0], data[unknown[0]], "unknown field", source=where)
@@ -190,6 +192,7 @@ def parse_drill(data: dict, where: str, concepts: dict | None = None) -> Drill:
                           source=where)
     if Path(where).stem != drill.id:
         raise ConfigError("id", drill.id, f"must match the file name ({Path(where).stem})", source=where)
+    check_drill(drill, where)
     return drill
 
 
@@ -212,6 +215,7 @@ def drills_dir(override: str | Path | None = None) -> Path:
 def load_drills(folder: str | Path | None = None) -> dict[str, Drill]:
     """Every drill in the folder, by id."""
     folder = drills_dir(folder)
+    check_folder_files(folder)
     drills = {}
     for p in sorted(folder.glob("*.toml")):
         if p.name == CONCEPTS_FILE:
@@ -220,6 +224,7 @@ def load_drills(folder: str | Path | None = None) -> dict[str, Drill]:
         drills[d.id] = d
     if not drills:
         raise ConfigError("drills", str(folder), "no drill files (*.toml) found")
+    check_folder(folder, drills.values())
     return drills
 
 

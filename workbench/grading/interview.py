@@ -184,22 +184,29 @@ class Interview:
         turn["supplied"] = [k for k in ELEMENTS if after[k].present and not before[k].present]
         return turn["supplied"]
 
+    def room(self) -> int:
+        """Characters a reply may still have: the exchange, its turns joined by a blank line, is graded whole."""
+        return MAX_CHARS - len(self._text()) - 2 * bool(self.transcript)
+
     def answer(self, text: str) -> str | None:
-        """The opening answer; returns the first follow-up question, or None when nothing is missing."""
+        """The opening answer; returns the first follow-up question, or None when nothing is missing. An answer
+        that cannot be taken (:func:`taken`) is one ConfigError, and the interview is as it was."""
         if self.transcript:
             raise RuntimeError("the interview has already started; use reply()")
-        self._add_reply(check_answer(text))
+        self._add_reply(taken(text, "answer"))
         self.question = self._next()
         return self.question
 
     def reply(self, text: str) -> str | None:
-        """A reply to the open question; returns the next question, or None when the interview is over."""
+        """A reply to the open question; returns the next question, or None when the interview is over. A reply
+        that cannot be taken, or would make the exchange longer than the grader reads, is one ConfigError, and
+        the exchange so far is kept as it was."""
         if self.question is None:
             raise RuntimeError("no question is open")
-        text = check_answer(text)
-        if len(self._text()) + len(text) > MAX_CHARS:
+        text = taken(text, "reply")
+        if len(text) > self.room():
             raise ConfigError("reply", f"{len(text)} characters", f"would make the exchange longer than {MAX_CHARS} "
-                              "characters; keep it shorter")
+                              f"characters ({max(self.room(), 0)} are left); keep it shorter")
         turn = self.transcript[-1]  # the open question: what it asked about
         turn["answered"] = turn["element"] in self._add_reply(text)
         self.question = self._next()
@@ -233,27 +240,49 @@ class Interview:
                           transcript={"completed": completed, "turns": self.transcript})
 
 
-def _read(stdin: TextIO, stdout: TextIO, lead: str) -> str | None:
-    """Lines until a single '.' (None at end of input)."""
-    stdout.write(f"{lead} (end with a line containing a single '.')\n")
-    stdout.flush()
-    lines = []
+def taken(text: str, what: str = "answer") -> str:
+    """``text`` as a turn of the exchange: bytes that were not UTF-8 become U+FFFD; an empty turn, NUL bytes or
+    more than the grader reads are one ConfigError (nothing of it is kept)."""
+    from workbench.grading.practice import clean, refusal
+
+    text = clean(check_answer(text))
+    why = refusal(text)
+    if why is not None:
+        raise ConfigError(what, f"{len(text)} characters", why)
+    return text
+
+
+def _read(iv: Interview, stdin: TextIO, stdout: TextIO, lead: str) -> str | None:
+    """The next answer or reply, typed until a single '.' (None at the end of input). One that cannot be taken
+    (empty, NUL bytes, longer than the grader reads, alone or with the exchange so far) is refused and asked for
+    again; the exchange so far is kept."""
+    from workbench.grading.practice import read_block, refusal
+
     while True:
-        line = stdin.readline()
-        if not line:
-            return "".join(lines) if lines else None
-        if line.rstrip("\r\n") == ".":
-            return "".join(lines)
-        lines.append(line)
+        stdout.write(f"{lead} (end with a line containing a single '.')\n")
+        stdout.flush()
+        block = read_block(stdin)
+        long = block.too_long or len(block.text) > iv.room()
+        why = (f"the exchange may hold {MAX_CHARS} characters and {max(iv.room(), 0)} are left" if long
+               else refusal(block.text))
+        if why is None:
+            return block.text
+        if block.ended:
+            return None
+        kept = "the answer so far is kept; " if iv.transcript else ""
+        stdout.write(f"refused: {why}; {kept}type {'a shorter one' if long else 'it again'}\n")
 
 
 def run_interview(drill: Drill, store: Store, evidence_text: str, reference: str, minutes: float | None = None,
-                  max_follow_ups: int = 5, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout) -> int | None:
+                  max_follow_ups: int = 5, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int | None:
     """A mock interview in the terminal; Ctrl-C, a closed terminal (SIGHUP) or the end of input saves what was
-    answered. Returns the attempt."""
+    answered (a second Ctrl-C while it is saved saves nothing). A reply that is empty, holds NUL bytes or would
+    make the exchange longer than the grader reads is refused and may be typed again, the exchange so far kept;
+    bytes that are not UTF-8 become U+FFFD. Returns the attempt."""
     from workbench.grading.practice import Escaped
 
     previous = _on_hangup()
+    stdin, stdout = stdin or sys.stdin, stdout or sys.stdout  # the streams of the moment (not those at import)
     try:  # the answer quoted back is user input: control characters are escaped when printed
         return _run(drill, store, evidence_text, reference, minutes, max_follow_ups, stdin, Escaped(stdout))
     finally:
@@ -284,32 +313,42 @@ def _run(drill: Drill, store: Store, evidence_text: str, reference: str, minutes
 
     deadline = time.time() + minutes * 60 if minutes else None
     iv = Interview(drill, max_follow_ups, deadline)
-    stdout.write(f"\n=== mock interview: {drill.title} [{drill.topic}]\n\n{drill.prompt}\n\n"
-                 f"Evidence (same seed; healthy baseline vs regressed run):\n{evidence_text}\n\n")
-    if minutes:
-        stdout.write(f"You have {minutes:g} minutes; no follow-up is asked after that.\n")
+    attempt = None
     try:
-        text = _read(stdin, stdout, "Your answer")
+        stdout.write(f"\n=== mock interview: {drill.title} [{drill.topic}]\n\n{drill.prompt}\n\n"
+                     f"Evidence (same seed; healthy baseline vs regressed run):\n{evidence_text}\n\n")
+        if minutes:
+            stdout.write(f"You have {minutes:g} minutes; no follow-up is asked after that.\n")
+        text = _read(iv, stdin, stdout, "Your answer")
         question = iv.answer(text) if text is not None else None
         while question is not None:
             stdout.write(f"\nInterviewer: {question}\n")
-            text = _read(stdin, stdout, "Your reply")
+            text = _read(iv, stdin, stdout, "Your reply")
             if text is None:
                 break
             question = iv.reply(text)
+        if not iv.transcript:
+            stdout.write("no answer given; nothing saved\n")
+            return None
+        attempt = iv.save(store, completed=iv.done)
+        g = iv.grade
+        stdout.write("\nThe whole exchange, graded:\n" + feedback(g) + "\n")
+        for line in iv.outcomes():
+            stdout.write(f"  {line}\n")
+        stdout.write(f"\nStrong reference answer (its figures are from the runs above):\n{reference}\n"
+                     f"(attempt #{attempt} saved to {Path(store.path)}, with the transcript)\n")
+        stdout.flush()
     except (KeyboardInterrupt, OSError):  # Ctrl-C, a closed terminal, or input that cannot be read any more
-        attempt = iv.save(store, completed=False)
-        _say(stdout, f"\ninterrupted; {f'attempt #{attempt} saved' if attempt else 'nothing to save'}\n")
-        return attempt
-    if not iv.transcript:
-        stdout.write("no answer given; nothing saved\n")
-        return None
-    attempt = iv.save(store, completed=iv.done)
-    g = iv.grade
-    stdout.write("\nThe whole exchange, graded:\n" + feedback(g) + "\n")
-    for line in iv.outcomes():
-        stdout.write(f"  {line}\n")
-    stdout.write(f"\nStrong reference answer (its figures are from the runs above):\n{reference}\n"
-                 f"(attempt #{attempt} saved to {Path(store.path)}, with the transcript)\n")
-    stdout.flush()
+        if attempt is None:
+            attempt = _save_interrupted(iv, store)
+        _say(stdout, f"\ninterrupted; {f'attempt #{attempt} saved' if attempt else 'nothing saved'}\n")
     return attempt
+
+
+def _save_interrupted(iv: Interview, store: Store) -> int | None:
+    """Save what was answered, marked incomplete; a second Ctrl-C while it is graded and saved saves nothing (the
+    store writes an attempt and its transcript in one transaction)."""
+    try:
+        return iv.save(store, completed=False)
+    except KeyboardInterrupt:
+        return None

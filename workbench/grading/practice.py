@@ -3,7 +3,9 @@
 The evidence comes from simulating the drill's scenario twice on the same seed, the
 healthy baseline and the regressed run: p50/p95/p99 overall, per stream and per
 bucket, and a latency-CDF figure saved to a file. Answers are typed until a line with
-a single ``.`` (or written in ``$EDITOR``). Every graded attempt is saved.
+a single ``.`` (or written in ``$EDITOR``). Every graded attempt is saved; nothing empty is: an answer that is
+blank, holds NUL bytes or is longer than the grader reads is refused and asked for again (it is read in bounded
+pieces, never held whole), bytes that are not UTF-8 become U+FFFD, and the end of input ends the session.
 """
 
 from __future__ import annotations
@@ -21,8 +23,9 @@ from typing import TextIO
 import numpy as np
 
 from workbench.analysis.metrics import summarize
+from workbench.errors import ConfigError
 from workbench.grading.drills import Drill, drill_scenarios
-from workbench.grading.grader import ELEMENTS, Grade, check_answer, grade
+from workbench.grading.grader import ELEMENTS, MAX_CHARS, Grade, check_answer, grade
 from workbench.grading.reference import needs, render
 from workbench.grading.store import Store, pick_drills
 from workbench.pipeline import run_scenario
@@ -130,8 +133,58 @@ def cdf_figure(samples_ms: dict[str, np.ndarray], path: Path, xlabel: str) -> Pa
     return path
 
 
-def read_answer(stdin: TextIO, stdout: TextIO) -> str:
-    """An answer from $EDITOR (on a terminal) or typed lines until a single '.'."""
+@dataclass(frozen=True)
+class Block:
+    """What the learner typed until a single '.': the text, or why it was not kept."""
+
+    text: str  # "" when too long
+    ended: bool  # the input ended (no '.' came)
+    too_long: bool = False  # more than the limit: read to its end and dropped, never held whole
+
+
+def clean(text: str) -> str:
+    """Typed text as valid Unicode: bytes that were not UTF-8 (lone surrogates, as Python's standard input hands
+    them over) become U+FFFD, so the text can be printed, graded and stored."""
+    try:
+        raw = text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a surrogate that is no escaped byte
+        raw = text.encode("utf-8", "surrogatepass")
+    return raw.decode("utf-8", "replace")
+
+
+def read_block(stdin: TextIO, limit: int = MAX_CHARS) -> Block:
+    """Lines until a single '.' (or the end of input), read at most ``limit`` + 1 characters at a time: a longer
+    block is read to its end, dropped and reported as too long, never held whole."""
+    lines: list[str] = []
+    size, too_long = 0, False
+    while True:
+        line = stdin.readline(limit + 1)
+        if not line:
+            return Block("" if too_long else clean("".join(lines)), True, too_long)
+        if line.rstrip("\r\n") == "." and (not lines or lines[-1].endswith("\n")):
+            return Block("" if too_long else clean("".join(lines)), False, too_long)
+        size += len(line)
+        if size > limit:
+            too_long, lines = True, lines[-1:]  # keep only the tail, to see where a line ends
+        lines.append(line)
+
+
+def refusal(text: str) -> str | None:
+    """Why a typed answer cannot be graded and saved (nothing in it, NUL bytes, too long), or None."""
+    if not text.strip():
+        return "it is empty"
+    if "\x00" in text:
+        return "it holds NUL bytes (binary data?)"
+    try:
+        check_answer(text)
+    except ConfigError as e:
+        return e.why
+    return None
+
+
+def read_answer(stdin: TextIO, stdout: TextIO) -> str | None:
+    """An answer from $EDITOR (on a terminal) or typed lines until a single '.'; asked again while it is refused
+    (empty, NUL bytes, too long); None at the end of input with no answer."""
     editor = os.environ.get("EDITOR")
     if editor and stdin.isatty():
         with tempfile.NamedTemporaryFile("w+", suffix=".md", delete=False) as f:
@@ -139,17 +192,21 @@ def read_answer(stdin: TextIO, stdout: TextIO) -> str:
             name = f.name
         try:
             subprocess.run([*shlex.split(editor), name], check=False)
-            return Path(name).read_text(encoding="utf-8", errors="strict")
+            with open(name, "rb") as f:  # bounded: an editor may save anything
+                raw = f.read(4 * MAX_CHARS + 1)
+            return clean(raw.decode("utf-8", "surrogateescape"))
         finally:
             Path(name).unlink(missing_ok=True)
-    stdout.write("Type your answer; end it with a line containing a single '.'\n")
-    stdout.flush()
-    lines = []
-    for line in stdin:
-        if line.rstrip("\r\n") == ".":
-            break
-        lines.append(line)
-    return "".join(lines)
+    while True:
+        stdout.write("Type your answer; end it with a line containing a single '.'\n")
+        stdout.flush()
+        block = read_block(stdin)
+        why = f"it is longer than {MAX_CHARS} characters" if block.too_long else refusal(block.text)
+        if why is None:
+            return block.text
+        if block.ended:
+            return None
+        stdout.write(f"answer refused: {why}; type it again\n")
 
 
 def feedback(g: Grade) -> str:
@@ -192,10 +249,13 @@ def session(drills: dict[str, Drill], store: Store, count: int = 1, topic: str |
         ev = prepare(d, figure_dir)
         stdout.write(ev.table + "\n" + (f"figure: {ev.figure}\n" if ev.figure else "") + "\n")
         started = time.time()
-        try:
-            answer = check_answer(read_answer(stdin, stdout))
-        except Exception as e:  # a refused answer is reported, not fatal for the session
-            stdout.write(f"answer refused: {e}\n")
+        answer = read_answer(stdin, stdout)
+        if answer is None:
+            stdout.write(f"end of input; {len(saved)} attempt(s) saved\n")
+            break
+        why = refusal(answer)  # an editor's file is checked here, typed text as it was read
+        if why is not None:
+            stdout.write(f"answer refused: {why}; nothing saved\n")
             continue
         g = grade(d, answer)
         attempt = store.save(g, answer, started)

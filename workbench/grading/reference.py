@@ -15,10 +15,19 @@ rescale a subtree: ``ms`` (``latency_s`` in ms), ``wait_ms`` (``wait_s`` in ms) 
 ``ttft_ms``, ``tpot_ms``, ``itl_ms`` and ``e2e_ms`` view the serving summary's times in ms; a ratio has no unit, so
 under ``ratio`` the views change nothing. Derived keys: ``busy_max``, ``busy_min`` and
 ``busy_mean`` (core utilisation, a fraction), ``loads``, ``evictions`` (residency).
+
+A template is data, never code: a field is a root and then keys (``.name``, or ``[name]`` for a stream or
+tenant whose name is not a plain word), each starting with a letter, walked through the summaries' dicts alone
+(no attribute or item of any Python object is ever read, so ``{reg.__init__.__globals__}`` is refused, not
+printed); a format spec is ``[align][sign][width][,][.precision][type]`` with a type among ``f e g % d``, a width
+of at most ``MAX_WIDTH`` and a precision of at most ``MAX_PRECISION``; no ``!r`` conversion, no nested field, at
+most ``MAX_FIELDS`` fields. :func:`check_template` refuses anything else when the drill loads, and
+:func:`render` checks again, so an unchecked template cannot get past it either.
 """
 
 from __future__ import annotations
 
+import re
 import string
 
 from workbench.errors import ConfigError
@@ -27,38 +36,17 @@ ROOTS = ("base", "reg", "fix", "ratio", "delta")
 VIEWS = {"ms": ("latency_s", 1e3), "wait_ms": ("wait_s", 1e3),  # token-level drills: the serving summary's times
          "ttft_ms": ("ttft_s", 1e3), "tpot_ms": ("tpot_s", 1e3), "itl_ms": ("itl_s", 1e3), "e2e_ms": ("e2e_s", 1e3)}
 SCALES = {"pct": 100.0, "mib": 2.0 ** -20}
+MAX_FIELDS = 300  # fields in one template (the built-in references use at most 36)
+MAX_WIDTH = 40  # characters a field may be padded to: a width is layout, never a buffer size
+MAX_PRECISION = 12  # digits after the point
+MAX_DEPTH = 8  # keys below the root
 
-
-class Fig:
-    """A read-only view of a summary dict for templates: attributes and [keys] walk it, numbers are scaled."""
-
-    def __init__(self, data: dict, scale: float = 1.0, where: str = "", unitless: bool = False):
-        self._data, self._scale, self._where, self._unitless = data, scale, where, unitless
-
-    def _get(self, key: str):
-        if key in VIEWS and VIEWS[key][0] in self._data:
-            src, scale = VIEWS[key]
-            return Fig(self._data[src], self._scale * (1.0 if self._unitless else scale), f"{self._where}.{key}",
-                       self._unitless)
-        if key in SCALES:
-            scale = 1.0 if self._unitless else SCALES[key]
-            return Fig(self._data, self._scale * scale, f"{self._where}.{key}", self._unitless)
-        if key not in self._data:
-            raise KeyError(f"{self._where}.{key}")
-        value = self._data[key]
-        if isinstance(value, dict):
-            return Fig(value, self._scale, f"{self._where}.{key}", self._unitless)
-        if isinstance(value, bool) or not isinstance(value, int | float) or self._scale == 1.0:
-            return value
-        return value * self._scale
-
-    def __getattr__(self, key: str):
-        if key.startswith("_"):
-            raise AttributeError(key)
-        return self._get(key)
-
-    def __getitem__(self, key: str):
-        return self._get(key)
+# a key: a letter, then letters, digits and '_' ('.p999', '.by_outcome'); an index: a stream's or tenant's name
+_KEY = r"\.[A-Za-z][A-Za-z0-9_]{0,63}|\[[A-Za-z][^\[\]{}]{0,63}\]"
+_FIELD = re.compile(rf"(?P<root>[A-Za-z0-9_]*)(?P<path>(?:{_KEY})*)")
+_PARTS = re.compile(r"\.([^.\[]+)|\[([^\]]+)\]")
+_SPEC = re.compile(r"(?P<align>[<>^=]?)(?P<sign>[-+ ]?)(?P<width>\d*)(?P<group>,?)(?:\.(?P<precision>\d+))?"
+                   r"(?P<type>[efg%d]?)")
 
 
 def _derive(summary: dict) -> dict:
@@ -86,22 +74,64 @@ def _combine(a, b, op):
     return None
 
 
+def _parse(template: str, key: str, source: str) -> list[tuple[str, str | None, str, str | None]]:
+    """The template's (literal, field, spec, conversion) pieces; a malformed template is one ConfigError."""
+    try:
+        return list(string.Formatter().parse(template))
+    except ValueError as e:
+        raise ConfigError(key, template[:80], f"is not a valid template ({e})", source=source) from None
+
+
 def fields(template: str) -> list[str]:
     """The field names of a template (``reg.ms.p99`` ...)."""
     return [f for _, f, _, _ in string.Formatter().parse(template) if f]
 
 
+def _check_field(name: str, spec: str, conversion: str | None, key: str, source: str) -> list[str]:
+    """Refuse a field outside the documented forms; return its keys below the root."""
+    shown = "{" + name + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "") + "}"
+
+    def refuse(why: str) -> ConfigError:
+        return ConfigError(key, shown, why, source=source)
+
+    m = _FIELD.fullmatch(name)
+    if m is None:
+        raise refuse("is not a field of the documented form: a root, then keys joined by '.' (a letter first, then "
+                     "letters, digits or '_') or a [name] of a stream or tenant; nothing else is read")
+    if m["root"] not in ROOTS:
+        raise refuse(f"unknown root {m['root']!r}; use one of {', '.join(ROOTS)}")
+    keys = [a or b for a, b in _PARTS.findall(m["path"])]
+    if len(keys) > MAX_DEPTH:
+        raise refuse(f"is a field more than {MAX_DEPTH} keys deep")
+    if not keys or keys[-1] in VIEWS or keys[-1] in SCALES:  # a run, or a view of it, is a group of figures
+        raise refuse("names a group of figures, not one: name a figure under it (e.g. {reg.ms.p99:.1f})")
+    if conversion is not None:
+        raise refuse(f"a !{conversion} conversion is not allowed in a reference field")
+    s = _SPEC.fullmatch(spec)
+    if s is None:
+        raise refuse(f"format spec {spec!r} is not allowed: use [align][sign][width][,][.precision][type], the type "
+                     "one of f e g % d (e.g. .1f, >8.2f, ,.0f, +.0%)")
+    if s["width"] and (len(s["width"]) > 3 or int(s["width"]) > MAX_WIDTH):
+        raise refuse(f"width {s['width'][:12]} is more than {MAX_WIDTH} characters")
+    if s["precision"] and (len(s["precision"]) > 3 or int(s["precision"]) > MAX_PRECISION):
+        raise refuse(f"precision {s['precision'][:12]} is more than {MAX_PRECISION} digits")
+    return keys
+
+
+def _checked(template: str, key: str, source: str) -> list[tuple[str, str | None, str, list[str]]]:
+    """The template's (literal, field, spec, keys) pieces, every field checked."""
+    pieces = _parse(template, key, source)
+    count = sum(name is not None for _, name, _, _ in pieces)
+    if count > MAX_FIELDS:
+        raise ConfigError(key, f"<{count:,} fields>", f"a reference has at most {MAX_FIELDS} fields", source=source)
+    return [(literal, name, spec, _check_field(name, spec, conv, key, source) if name is not None else [])
+            for literal, name, spec, conv in pieces]
+
+
 def check_template(template: str, where: str, key: str) -> None:
-    """Refuse a template whose fields are malformed or use an unknown root (no run needed)."""
-    try:
-        names = fields(template)
-    except ValueError as e:
-        raise ConfigError(key, template[:80], f"is not a valid template ({e})", source=where) from None
-    for name in names:
-        root = name.split(".")[0].split("[")[0]
-        if root not in ROOTS:
-            raise ConfigError(key, "{" + name + "}", f"unknown root {root!r}; use one of {', '.join(ROOTS)}",
-                              source=where)
+    """Refuse a template whose fields are malformed, use an unknown root, read anything but the summaries' keys,
+    or carry a format spec outside the whitelist (no run needed)."""
+    _checked(template, key, where)
 
 
 def needs(template: str) -> set[str]:
@@ -112,14 +142,59 @@ def needs(template: str) -> set[str]:
     return roots - {"ratio", "delta"}
 
 
+_MISSING = object()
+
+
+def _lookup(root: tuple[dict, bool], name: str, keys: list[str], where: str):
+    """The figure a field names: walk dicts only, rescale by the views on the way (none under ``ratio``)."""
+    data, unitless = root
+    value, scale = data, 1.0
+    for key in keys:
+        if not isinstance(value, dict):
+            value = _MISSING
+            break
+        if key in VIEWS and VIEWS[key][0] in value:
+            src, factor = VIEWS[key]
+            value, scale = value[src], scale * (1.0 if unitless else factor)
+        elif key in SCALES:
+            scale *= 1.0 if unitless else SCALES[key]
+        elif key in value:
+            value = value[key]
+        else:
+            value = _MISSING
+            break
+    if value is _MISSING:
+        raise ConfigError(where, name, "names a figure the drill's runs do not have")
+    if isinstance(value, dict):
+        raise ConfigError(where, name, f"names a group of figures, not one (name one of its keys: "
+                          f"{', '.join(sorted(map(str, value))[:6])})")
+    if value is None or isinstance(value, bool | str):  # printed as they are; a number's spec refuses them
+        return value
+    if not isinstance(value, int | float):
+        raise ConfigError(where, name, f"names a {type(value).__name__}, not one figure")
+    return value if scale == 1.0 else value * scale
+
+
 def render(template: str, summaries: dict[str, dict], where: str = "reference") -> str:
-    """Fill a reference template from the run summaries ``{'base': ..., 'reg': ..., 'fix': ...}``."""
-    roots = {k: Fig(_derive(v), where=k) for k, v in summaries.items()}
+    """Fill a reference template from the run summaries ``{'base': ..., 'reg': ..., 'fix': ...}``; every field is
+    checked as :func:`check_template` does, whoever wrote the template."""
+    pieces = _checked(template, where, "")
+    roots = {k: (_derive(v), False) for k, v in summaries.items()}
     if "base" in summaries and "reg" in summaries:
         b, r = _derive(summaries["base"]), _derive(summaries["reg"])
-        roots["ratio"] = Fig(_combine(r, b, lambda x, y: x / y), where="ratio", unitless=True)
-        roots["delta"] = Fig(_combine(r, b, lambda x, y: x - y), where="delta")
-    try:
-        return template.format_map(roots)
-    except (KeyError, AttributeError, IndexError) as e:
-        raise ConfigError(where, str(e).strip("'\""), "names a figure the drill's runs do not have") from None
+        roots["ratio"] = (_combine(r, b, lambda x, y: x / y), True)
+        roots["delta"] = (_combine(r, b, lambda x, y: x - y), False)
+    out = []
+    for literal, name, spec, keys in pieces:
+        out.append(literal)
+        if name is None:
+            continue
+        root = name.split(".")[0].split("[")[0]
+        if root not in roots:
+            raise ConfigError(where, name, "names a figure the drill's runs do not have")
+        value = _lookup(roots[root], name, keys, where)
+        try:
+            out.append(format(value, spec))
+        except (ValueError, TypeError) as e:
+            raise ConfigError(where, name, f"cannot be formatted with {spec!r} ({e})") from None
+    return "".join(out)
