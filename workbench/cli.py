@@ -14,27 +14,28 @@ import argparse
 import gc
 import math
 import os
-import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from workbench.cli_drills import cmd_grade, cmd_interview, cmd_practice, cmd_progress
+from workbench.cli_drills import add_drills_parser, cmd_grade, cmd_interview, cmd_practice, cmd_progress
+from workbench.cli_feedback import cmd_report, cmd_sweep
 from workbench.cli_io import (
     EXIT_BAD_INPUT,
     UsageError,
     dumps,
-    output_error,
+    refuse_empty_paths,
     say,
-    writable_folder,
+    scenario_with_overrides,
+    stdout_lost,
+    token_mode,
+    watched_stdout,
     write_atomic,
 )
 from workbench.errors import ConfigError
-from workbench.safe_io import OutputError
 from workbench.terminal import printable
 
 if TYPE_CHECKING:  # each command imports what it runs (start-up); token mode only when a scenario asks for it
-    from workbench.config import Scenario
     from workbench.serving.scenario import ServingScenario
 
 def _fmt_stats(d: dict) -> str:
@@ -81,8 +82,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     from workbench.analysis.metrics import summarize
     from workbench.pipeline import run_scenario
 
-    sc = _scenario_with_overrides(args)
-    if _token_mode(sc):
+    sc = scenario_with_overrides(args)
+    if token_mode(sc):
         return _run_tokens(args, sc)
     trace = run_scenario(sc)
     summary = summarize(trace)
@@ -119,108 +120,6 @@ def _run_tokens(args: argparse.Namespace, sc: ServingScenario) -> int:
     return 0
 
 
-def _token_mode(sc: Scenario | ServingScenario) -> bool:
-    """Whether ``load_scenario`` gave a token-mode scenario (a :class:`ServingScenario`)."""
-    from workbench.config import Scenario
-
-    return not isinstance(sc, Scenario)
-
-
-def _scenario_with_overrides(args: argparse.Namespace):
-    from dataclasses import replace
-
-    from workbench.scenario import load_scenario
-
-    sc = load_scenario(args.scenario)
-    changes = {k: v for k, v in (("seed", args.seed), ("requests", args.requests)) if v is not None}
-    try:
-        if _token_mode(sc):
-            return replace(sc, run=replace(sc.run, **changes)) if changes else sc
-        return replace(sc, **changes) if changes else sc
-    except ConfigError as e:
-        raise e.in_file("command line") from None
-
-
-def cmd_report(args: argparse.Namespace) -> int:
-    """``workbench report``: the closed-loop mapping report (HTML + Markdown, or --json)."""
-    from workbench.feedback.guard import closed_loop
-    from workbench.feedback.report import build_report, write_report
-
-    sc = _scenario_with_overrides(args)
-    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", sc.name).strip("._") or "scenario"  # never a path from the file
-    out = Path(args.out or f"report-{safe}")
-    if not args.json or args.out:
-        writable_folder(out)
-    command = "workbench report " + " ".join(
-        [args.scenario, f"--out {out}"] + [f"--{k} {v}" for k in ("seed", "requests", "threshold")
-                                           if (v := getattr(args, k)) is not None])
-    loop = closed_loop(sc, threshold=args.threshold if args.threshold is not None else 0.05)
-    rep = build_report(loop, command)
-    if not args.json or args.out:
-        try:
-            paths = write_report(loop, rep, out)
-        except OSError as e:
-            raise UsageError(str(e) if isinstance(e, OutputError) else f"--out {out}: cannot write ({e})") from None
-    if args.json:
-        print(dumps(rep))
-    else:
-        say("\n".join([f"closed-loop mapping report for {sc.name}: " + ", ".join(str(p) for p in paths[:2]),
-                         f"adaptation gain {rep['adaptation_gain']:+.1%} "
-                         f"(p99 {rep['p99_before_s'] * 1e3:.3f} -> {rep['p99_after_s'] * 1e3:.3f} ms)"]
-                        + [f"  {a['kind']}: {a['verdict']}" for a in rep["actions"]]))
-    return 0
-
-
-def _sweep_executor(where: str, workers: int):
-    """``--executor``: None (the sweep's own local process pool), one thread, or a Dask cluster."""
-    import re
-    from concurrent.futures import ThreadPoolExecutor
-
-    from workbench.feedback.sweep import dask_executor
-
-    if where == "local":
-        return ThreadPoolExecutor(max_workers=1) if workers == 1 else None
-    if not re.fullmatch(r"(tcp|tls|inproc|ucx|ws|wss)://\S+", where):
-        raise UsageError(f"--executor {where[:80]!r}: expected local or a Dask scheduler address "
-                         "such as tcp://host:8786")
-    return dask_executor(where)
-
-
-def cmd_sweep(args: argparse.Namespace) -> int:
-    """``workbench sweep``: the closed loop over a grid; writes sweep.csv and sweep.png."""
-    from workbench.feedback.sweep import parse_values, plot, sweep, write_csv
-
-    params = {}
-    for item in args.set or []:
-        if "=" not in item:
-            raise UsageError(f"--set {item!r}: expected PATH=V1,V2,...")
-        path, values = item.split("=", 1)
-        params[path.strip()] = [v for v in parse_values(values) if v != ""]
-    if not params:
-        raise UsageError("sweep: the grid is empty: give at least one --set PATH=V1,V2,...")
-    try:
-        seeds = [int(s) for s in args.seeds.split(",") if s.strip()] if args.seeds else []
-        ok = all(s >= 0 for s in seeds)
-    except ValueError:
-        ok = False
-    if not ok:
-        raise UsageError(f"--seeds {args.seeds[:80]!r}: expected comma-separated integers >= 0, e.g. 1,2,3")
-    out = writable_folder(Path(args.out or "sweep-out"))
-    executor = _sweep_executor(args.executor, args.workers)
-    try:
-        rows = sweep(args.scenario, params, seeds, args.requests, executor=executor)
-    finally:
-        if executor is not None:
-            executor.shutdown(cancel_futures=True)
-    try:  # both written safely (workbench.safe_io)
-        write_csv(rows, out / "sweep.csv")
-        plot(rows, next(iter(params)), out / "sweep.png")
-    except OSError as e:
-        raise output_error(out, e) from None
-    say(f"{len(rows)} points: {out / 'sweep.csv'}, {out / 'sweep.png'}")
-    return 0
-
-
 def cmd_list(args: argparse.Namespace) -> int:
     """``workbench list``: the built-in scenarios and their descriptions; ``--drills``: the interview drills."""
     if args.drills:
@@ -233,7 +132,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
     for name in builtin_scenarios("all"):
         sc = load_scenario(resolve(name))
-        mode = f"[token, {sc.run.model.parameters / 1e9:.2f} B parameters] " if _token_mode(sc) else ""
+        mode = f"[token, {sc.run.model.parameters / 1e9:.2f} B parameters] " if token_mode(sc) else ""
         say(f"{name:<28} {mode}{sc.description.strip().splitlines()[0] if sc.description else ''}")
     return 0
 
@@ -317,6 +216,7 @@ def build_parser(only_run: bool = False, parser_class: type = argparse.ArgumentP
     ls.add_argument("--drills", action="store_true", help="list the interview drills instead, with their titles")
     ls.add_argument("--drills-dir", help="folder of drill files (default: $WORKBENCH_DRILLS or drills/)")
     ls.set_defaults(func=cmd_list)
+    add_drills_parser(sub)  # drills check DIR (workbench/cli_drills.py)
     return p
 
 
@@ -379,14 +279,22 @@ def main(argv: list[str] | None = None) -> int:
         from workbench.runtime.allocator import keep_freed_blocks
 
         keep_freed_blocks()  # freed columns of a few MiB reused, not unmapped and faulted in again
-    try:
-        return args.func(args)
-    except (ConfigError, UsageError) as e:
-        print(f"workbench: error: {printable(str(e), one_line=True)}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    finally:
-        if argv is None:  # the command line's own process, which ends next: its last garbage collection would
-            gc.freeze()  # walk every object numba made (~0.2 s); the OS takes the memory back instead
+    with watched_stdout() as out:
+        try:
+            refuse_empty_paths(args)
+            status = args.func(args)
+            out.flush()  # here, not at exit: a closed pipe or a full disk is answered like any other error
+            return status
+        except (ConfigError, UsageError) as e:
+            print(f"workbench: error: {printable(str(e), one_line=True)}", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        except OSError as e:
+            if e is not out.error:
+                raise
+            return stdout_lost(e, own_process=argv is None)
+        finally:
+            if argv is None:  # the command line's own process, which ends next: its last garbage collection would
+                gc.freeze()  # walk every object numba made (~0.2 s); the OS takes the memory back instead
 
 
 if __name__ == "__main__":

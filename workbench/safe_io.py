@@ -11,14 +11,15 @@ Every file the workbench writes (a trace, a report and its figures, a sweep's CS
 through :func:`write_file`: a symlink, FIFO, device or folder at the target is refused
 (nothing is written through a link), an existing regular file keeps its permissions,
 and the bytes land through a temporary file in the same folder, renamed over the target
-only once complete.
+only once complete. A command that writes several files checks them all first
+(:func:`check_targets`), so a refused one leaves none of the others written.
 """
 
 from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from workbench.errors import ConfigError
@@ -37,6 +38,12 @@ def check_target(path: Path) -> int | None:
     if not path.is_file():
         raise OutputError(f"{path}: refusing to write over something that is not a regular file")
     return stat.S_IMODE(path.stat().st_mode)
+
+
+def check_targets(paths: Iterable[Path]) -> None:
+    """Refuse (:class:`OutputError`) if any of ``paths`` may not be written (:func:`check_target`), before any is."""
+    for path in paths:
+        check_target(Path(path))
 
 
 def write_file(path: Path, write: Callable[[str], object]) -> None:

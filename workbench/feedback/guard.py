@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from workbench.analysis.metrics import summarize
 from workbench.config import Scenario
+from workbench.errors import ConfigError
 from workbench.feedback.actions import Action, propose
 from workbench.pipeline import run_scenario
 from workbench.runtime.trace import Trace
@@ -133,6 +134,18 @@ def measure(scenario: Scenario) -> tuple[Trace, dict]:
     return trace, summarize(trace)
 
 
+def require_request_level(scenario: object, command: str, shown: str | None = None) -> None:
+    """The closed loop (``workbench report``, ``sweep``) covers request-level scenarios: refuse a token-mode one,
+    saying what it covers and where a token-mode run is measured (``shown``: the scenario as the user named it)."""
+    if isinstance(scenario, Scenario):
+        return
+    name = shown or getattr(scenario, "name", "the scenario")
+    raise ConfigError("serving.mode", "token", f"`workbench {command}` covers request-level scenarios only (the "
+                      "closed-loop mapping: compile profile, per-bucket telemetry, retuning actions and the rollback "
+                      f"guard); this is a token-mode scenario: `workbench run {name}` reports its TTFT, TPOT, ITL, "
+                      "KV use and goodput")
+
+
 def closed_loop(scenario: Scenario, threshold: float = 0.05, actions: list[Action] | None = None,
                 run: Callable[[Scenario], tuple[Trace, dict]] = measure) -> LoopResult:
     """Run the baseline, propose actions (or take ``actions``), measure, guard and combine them.
@@ -141,6 +154,7 @@ def closed_loop(scenario: Scenario, threshold: float = 0.05, actions: list[Actio
     scenario and seed, so a caller may memoise it (a panel whose threshold moves re-guards
     the same runs instead of simulating them again).
     """
+    require_request_level(scenario, "report")
     baseline, summary = run(scenario)
     loop = LoopResult(scenario, baseline, summary)
     before = loop.before

@@ -2,7 +2,11 @@
 
 ``build_report`` turns a :class:`~workbench.feedback.guard.LoopResult` into one dict
 (the ``--json`` output); ``write_report`` renders it as a self-contained HTML page
-(figures embedded as PNG data) and a Markdown twin (figures beside it as files).
+(figures embedded as PNG data) and a Markdown twin (figures beside it as files). Every
+text from the scenario is escaped in both: HTML-escaped in the page, and in the Markdown
+made unable to open a tag, a link, an image, emphasis, a code span, a table cell or a
+block (CommonMark backslash escapes), so a name reads the same in both. Every target is
+checked before any file is written.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ import base64
 import html
 import io
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +24,10 @@ from matplotlib.figure import Figure
 from workbench.analysis.metrics import DRIVERS
 from workbench.feedback.guard import LoopResult
 from workbench.feedback.telemetry import bucket_telemetry, compile_profile
-from workbench.safe_io import write_bytes
+from workbench.safe_io import check_targets, write_bytes
+from workbench.terminal import printable
+
+FIGURE_NAMES = ("latency_cdf.png", "tail_drivers.png")
 
 NO_MODEL_NOTE = ("This scenario has no [model] section, so there is no compiled plan: the compile profile, "
                  "bucket telemetry and compile-time actions (re-bucketing, fusion) do not apply. Runtime "
@@ -94,7 +102,7 @@ def figures(loop: LoopResult) -> dict[str, bytes]:
     ax.set_xlabel("share of latency of requests above p95")
     ax.legend()
     ax.invert_yaxis()
-    return {"latency_cdf.png": cdf, "tail_drivers.png": _png(fig)}
+    return dict(zip(FIGURE_NAMES, (cdf, _png(fig)), strict=True))
 
 
 def _ms(x) -> str:
@@ -153,18 +161,35 @@ def _headline(rep: dict) -> list[str]:
     return lines
 
 
+_MD_INLINE = re.compile(r"[\\`*\[\]|~]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")  # escaped wherever they stand
+_MD_TAG = re.compile(r"<(?=[A-Za-z/!?])|&(?=#?[A-Za-z0-9]+;)")  # what would open an HTML tag or an entity
+_MD_BLOCK = re.compile(r"^(\d{1,9}(?=[.)](?:\s|$))|)([#>+=.)-])")  # what opens a heading, quote, list or rule
+
+
+def md(text: object, block: bool = False, cell: bool = False) -> str:
+    """``text`` as Markdown that shows it literally: one line, or with ``block`` a paragraph of its lines;
+    a table ``cell`` holds inline text only, so no line-start escape is needed there."""
+    text = _MD_TAG.sub(lambda m: "&lt;" if m[0] == "<" else "&amp;", str(text))
+    text = _MD_INLINE.sub(lambda m: "\\" + m[0], text)
+    lines = [line.strip() for line in text.splitlines()]
+    if not cell:
+        lines = [_MD_BLOCK.sub(lambda m: m[1] + "\\" + m[2], line) for line in lines]  # "1\. ", "\# "
+    return ("\n" if block else " ").join(lines)
+
+
 def render_markdown(rep: dict, figure_names: list[str]) -> str:
-    """The Markdown twin (figures referenced as files beside it)."""
-    out = [f"# Closed-loop mapping report: {rep['scenario']}", "", rep["description"], ""]
+    """The Markdown twin (figures referenced as files beside it); every text escaped by :func:`md`."""
+    out = [f"# Closed-loop mapping report: {md(rep['scenario'])}", "", md(rep["description"], block=True), ""]
     if rep["note"]:
-        out += [f"> {rep['note']}", ""]
-    out += [f"- {line}" for line in _headline(rep)] + [""]
+        out += [f"> {md(rep['note'])}", ""]
+    out += [f"- {md(line)}" for line in _headline(rep)] + [""]
     for title, header, rows in _tables(rep):
-        out += [f"## {title}", "", "| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
-        out += ["| " + " | ".join(c.replace("|", "/") for c in row) + " |" for row in rows] + [""]
-    out += ["## Final configuration", ""] + [f"- {k}: {v}" for k, v in rep["final_config"].items()] + [""]
-    out += ["## Figures", ""] + [f"![{n}]({n})" for n in figure_names] + [""]
-    out += ["## Reproduce", "", f"    {rep['command']}", ""]
+        out += [f"## {md(title)}", "", "| " + " | ".join(md(h, cell=True) for h in header) + " |",
+                "|" + " --- |" * len(header)]
+        out += ["| " + " | ".join(md(c, cell=True) for c in row) + " |" for row in rows] + [""]
+    out += ["## Final configuration", ""] + [f"- {md(k)}: {md(v)}" for k, v in rep["final_config"].items()] + [""]
+    out += ["## Figures", ""] + [f"![{md(n)}]({n})" for n in figure_names] + [""]
+    out += ["## Reproduce", "", f"    {printable(rep['command'], one_line=True)}", ""]  # a code block: one line
     return "\n".join(out)
 
 
@@ -192,14 +217,23 @@ def render_html(rep: dict, figs: dict[str, bytes]) -> str:
     return "".join(parts)
 
 
+def report_targets(out: Path) -> list[Path]:
+    """The files :func:`write_report` writes into ``out``: report.html, report.md, then the figures."""
+    return [out / "report.html", out / "report.md", *(out / n for n in FIGURE_NAMES)]
+
+
 def write_report(loop: LoopResult, rep: dict, out: Path) -> list[Path]:
-    """Write report.html, report.md and the figures into ``out`` (created if missing); return the paths."""
+    """Write report.html, report.md and the figures into ``out`` (created if missing); return the paths.
+
+    Everything is rendered and every target checked first (never through a link, never over
+    something that is not a regular file: :mod:`workbench.safe_io`), so a refusal writes nothing.
+    """
     out.mkdir(parents=True, exist_ok=True)
     figs = figures(loop)
-    written = []
-    for name, data in figs.items():  # never through a link already in the folder (safe_io)
-        write_bytes(out / name, data)
-        written.append(out / name)
-    write_bytes(out / "report.md", render_markdown(rep, list(figs)).encode("utf-8"))
-    write_bytes(out / "report.html", render_html(rep, figs).encode("utf-8"))
-    return [out / "report.html", out / "report.md", *written]
+    texts = {"report.md": render_markdown(rep, list(figs)).encode("utf-8"),
+             "report.html": render_html(rep, figs).encode("utf-8")}
+    paths = report_targets(out)
+    check_targets(paths)
+    for path in paths[2:] + paths[:2]:  # the figures before the pages that show them
+        write_bytes(path, figs[path.name] if path.name in figs else texts[path.name])
+    return paths

@@ -6,9 +6,12 @@ records the compile-time mapping accuracy (bucket hit rate) and the runtime adap
 gain, so the seed's figure can be drawn: as shapes drift past the envelope, accuracy
 falls and the gain from retuning rises. Points run on local processes by default
 (``concurrent.futures``); pass another executor to run them elsewhere, e.g. a Dask
-cluster through :func:`dask_executor` (``workbench sweep --executor tcp://host:8786``).
-Rows stream back as points finish, in whatever order, and are returned in grid order;
-a point's result depends only on its parameters and seed, never on where it ran.
+cluster through :func:`~workbench.feedback.executors.dask_executor`
+(``workbench sweep --executor tcp://host:8786``). Rows stream back as points finish, in
+whatever order, and are returned in grid order; a point's result depends only on its
+parameters and seed, never on where it ran. The closed loop covers request-level
+scenarios: a token-mode one is refused before any point runs. The progress bar is drawn
+on a terminal only, and erased when the sweep ends, so an error is always one line.
 """
 
 from __future__ import annotations
@@ -24,7 +27,8 @@ from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 from pathlib import Path
 
 from workbench.errors import ConfigError
-from workbench.safe_io import write_file
+from workbench.feedback.executors import dask_executor  # noqa: F401 - where callers found it
+from workbench.safe_io import check_targets, write_file
 from workbench.scenario import parse_scenario, read_toml, resolve
 
 
@@ -86,17 +90,27 @@ def run_point(args: tuple) -> dict:
             "final_actions": "+".join(loop.final_actions)}
 
 
-def _progress(done: int, total: int, stream=sys.stderr) -> None:
-    width = 30
-    filled = width * done // total
-    stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} points")
-    stream.write("\n" if done == total else "")
-    stream.flush()
+BAR_WIDTH = 30  # characters
+
+
+def _progress(done: int, total: int) -> None:
+    """A progress bar on stderr, on a terminal only; erased when the last point is in."""
+    filled = BAR_WIDTH * done // total
+    _bar(f"[{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {done}/{total} points" if done < total else "")
+
+
+def _bar(text: str) -> None:
+    """Draw ``text`` over the bar's line on a terminal (an empty text erases it)."""
+    if sys.stderr.isatty():
+        sys.stderr.write("\r" + text.ljust(BAR_WIDTH + 24) + ("" if text else "\r"))
+        sys.stderr.flush()
 
 
 def sweep(scenario: str, params: dict[str, list], seeds: list[int], requests: int | None = None,
           executor: Executor | None = None, progress: Callable[[int, int], None] | None = _progress) -> list[dict]:
     """Run the closed loop on every grid point; rows come back in grid order."""
+    from workbench.feedback.guard import require_request_level  # the simulator, only when a sweep runs
+
     path = resolve(scenario)
     raw = read_toml(path)
     points = grid(params, seeds)
@@ -104,7 +118,7 @@ def sweep(scenario: str, params: dict[str, list], seeds: list[int], requests: in
     for point, _ in points[:1]:
         for p, v in point.items():
             set_path(data, p, v)
-    parse_scenario(data, str(path), path.parent)
+    require_request_level(parse_scenario(data, str(path), path.parent), "sweep", scenario)
     jobs = [(raw, str(path), str(path.parent), point, seed, requests) for point, seed in points]
     own = executor is None
     executor = executor or ProcessPoolExecutor(max_workers=min(len(jobs), os.cpu_count() or 1))
@@ -120,50 +134,13 @@ def sweep(scenario: str, params: dict[str, list], seeds: list[int], requests: in
     except BaseException:
         for f in futures:  # a bad point ends the sweep: run nothing more
             f.cancel()
-        if progress is _progress and done:
-            sys.stderr.write("\n")  # end the progress bar's line before the error's
+        if progress is _progress:
+            _bar("")  # the error's line alone
         raise
     finally:
         if own:
             executor.shutdown(cancel_futures=True)
     return [r for r in rows if r is not None]
-
-
-def dask_executor(address: str, timeout_s: float | None = None) -> Executor:
-    """A ``concurrent.futures`` executor on the Dask distributed scheduler at ``address``.
-
-    Needs the optional ``cluster`` extra (``pip install 'workbench[cluster]'``) here and
-    ``workbench`` importable on the workers. Close it with ``shutdown()``, which also
-    closes the client. Refuses, as a :class:`ConfigError`, a missing Dask or a scheduler
-    that does not answer within ``timeout_s`` (default: Dask's ``distributed.comm.timeouts.connect``,
-    30 s unless configured, e.g. ``DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT=5s``).
-    """
-    try:
-        from distributed import Client
-    except ImportError:
-        raise ConfigError("--executor", address, "needs Dask: pip install 'workbench[cluster]'") from None
-    try:
-        client = Client(address, **({} if timeout_s is None else {"timeout": timeout_s}))
-    except (OSError, TimeoutError, ValueError) as e:
-        raise ConfigError("--executor", address, f"no Dask scheduler answered ({e.__class__.__name__})") from None
-    return _ClientPool(client)
-
-
-class _ClientPool(Executor):
-    """A Dask client as an executor whose shutdown closes the client too."""
-
-    def __init__(self, client) -> None:
-        self.client = client
-        self._pool = client.get_executor(pure=False)  # every point runs, even two alike
-
-    def submit(self, fn, /, *args, **kwargs):
-        return self._pool.submit(fn, *args, **kwargs)
-
-    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
-        try:
-            self._pool.shutdown(wait=wait and not cancel_futures)
-        finally:
-            self.client.close()
 
 
 def write_csv(rows: list[dict], path: Path) -> None:
@@ -175,6 +152,20 @@ def write_csv(rows: list[dict], path: Path) -> None:
             w.writerows(rows)
 
     write_file(path, write)
+
+
+def output_paths(out: Path) -> list[Path]:
+    """The files a sweep writes into ``out``."""
+    return [out / "sweep.csv", out / "sweep.png"]
+
+
+def write_outputs(rows: list[dict], param: str, out: Path) -> list[Path]:
+    """sweep.csv and sweep.png, both targets checked before either is written; return their paths."""
+    paths = output_paths(out)
+    check_targets(paths)
+    write_csv(rows, paths[0])
+    plot(rows, param, paths[1])
+    return paths
 
 
 def plot(rows: list[dict], param: str, path: Path) -> None:

@@ -6,26 +6,34 @@ WAL mode with a busy timeout, so two sessions can write at once; each attempt is
 transaction, so a session killed mid-way loses at most the attempt it was typing.
 
 Our stores carry a marker (``PRAGMA application_id`` and ``user_version``). An existing
-file is first opened read-only and checked: a store of ours, an older store of ours
-(no marker, exactly our ``attempts`` schema) or an empty database is accepted; anything
-else (another program's database, a file that is not a database, one that fails its
-integrity check, something that is not a regular file) is refused without a byte
-changed. A read-only store (``workbench progress``) never creates a file or a folder.
-Malformed rows are reported on one line naming the row, the column and the value.
+file is first opened read-only and checked: a store of ours (the marker and exactly our
+schema), an older store of ours (exactly our schema, no marker: adopted, and stamped
+when next opened for writing) or an empty database is accepted. Exactly means every
+object in ``sqlite_master`` is one we create, with our SQL (comments and layout aside):
+a trigger, view, index or constraint we did not make is foreign. Anything else
+(another program's database, a file that is not a database, one that fails its
+integrity check, a symbolic link, something that is not a regular file) is refused
+without a byte changed and with nothing beside it: the check opens the file immutable
+when no ``-wal``/``-shm`` is there, so SQLite creates none, and removes any it had to
+create. A read-only store (``workbench progress``) never creates a file or a folder, and
+reads a store on a read-only mount. Malformed rows are reported on one line naming the
+row, the column and the value.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
+import re
 import sqlite3
 import stat
 import time
 import urllib.parse
 from pathlib import Path
 
-from workbench.errors import ConfigError
+from workbench.errors import ConfigError, shorten
 from workbench.grading.grader import ELEMENTS, Grade
 
 ENV_DB = "WORKBENCH_DB"
@@ -49,8 +57,7 @@ CREATE TABLE IF NOT EXISTS interviews (
     transcript TEXT NOT NULL    -- JSON: {completed, turns: [{role, text, at, element?, answered?, retry?, supplied?}]}
 );
 """
-COLUMNS = (("id", "INTEGER"), ("drill", "TEXT"), ("started_at", "REAL"), ("finished_at", "REAL"),
-           ("verdict", "TEXT"), ("score", "INTEGER"), ("elements", "TEXT"), ("answer", "TEXT"))
+SIDECARS = ("-wal", "-shm")  # files SQLite keeps beside a WAL-mode database
 UNTOUCHED = "it was left untouched"
 
 
@@ -62,25 +69,60 @@ def default_db(override: str | Path | None = None) -> Path:
     return base / "workbench" / "progress.sqlite3"
 
 
+def _normalized(sql: str | None) -> str:
+    """A CREATE statement without its comments or layout, so two texts of one schema compare equal."""
+    text = re.sub(r"--[^\n]*|/\*.*?\*/", " ", sql or "", flags=re.S)
+    text = re.sub(r"\s+", " ", text).strip()
+    return re.sub(r" ?([(),]) ?", r"\1", text).lower()
+
+
+@functools.cache
+def our_objects() -> dict[tuple[str, str], tuple[str, str]]:
+    """(type, name) -> (table, normalized SQL) of every object :data:`SCHEMA` creates, as SQLite records them."""
+    conn = sqlite3.connect(":memory:")
+    try:
+        conn.executescript(SCHEMA)
+        rows = conn.execute("SELECT type, name, tbl_name, sql FROM sqlite_master").fetchall()
+    finally:
+        conn.close()
+    return {(kind, name): (table, _normalized(sql)) for kind, name, table, sql in rows}
+
+
 def classify_db(conn: sqlite3.Connection) -> str:
-    """``ours``, ``legacy`` (our schema, no marker), ``empty``, or why the database is not ours."""
+    """``ours``, ``legacy`` (our schema, no marker), ``empty``, or why the database is not ours.
+
+    Our schema means exactly: every object is one :data:`SCHEMA` creates, with the same SQL
+    (an older store may lack ``interviews``); a trigger, view, index or constraint of anyone
+    else's makes the database foreign, marker or not.
+    """
     app = conn.execute("PRAGMA application_id").fetchone()[0]
     version = conn.execute("PRAGMA user_version").fetchone()[0]
-    objects = conn.execute("SELECT type, name FROM sqlite_master").fetchall()
-    tables = {name for kind, name in objects if kind == "table"}
-    columns = tuple((r[1], r[2].upper()) for r in conn.execute("PRAGMA table_info(attempts)"))
-    ours_schema = tables <= {"attempts", "sqlite_sequence", "interviews"} and columns == COLUMNS
+    objects = conn.execute("SELECT type, name, tbl_name, sql FROM sqlite_master").fetchall()
+    ours = our_objects()
+    foreign = [f"{kind} {shorten(str(name), 40)}" for kind, name, table, sql in objects
+               if ours.get((kind, name)) != (table, _normalized(sql))]
+    exact = not foreign and any((kind, name) == ("table", "attempts") for kind, name, _, _ in objects)
+    shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5 else "")
     if app == APPLICATION_ID:
         if version != SCHEMA_VERSION:
             return f"a workbench store of another schema version ({version})"
-        return "ours" if ours_schema else "marked as a workbench store, but its tables differ"
+        if exact:
+            return "ours"
+        return f"marked as a workbench store, but its schema differs ({shown or 'no attempts table'})"
     if app == 0 and version == 0:
         if not objects:
             return "empty"
-        if ours_schema:
+        if exact:
             return "legacy"
-    shown = ", ".join(sorted(tables)[:5]) or "none"
-    return f"not a workbench progress database (application_id {app}, tables: {shown})"
+    return f"not a workbench progress database (application_id {app}; {shown or 'no attempts table'})"
+
+
+def _size(path: Path) -> int | None:
+    """The size of ``path`` in bytes (None if it is not there)."""
+    try:
+        return path.stat().st_size
+    except OSError:
+        return None
 
 
 class Store:
@@ -90,11 +132,14 @@ class Store:
         self.path = default_db(path)
         self.conn: sqlite3.Connection | None = None
         try:
-            st = os.stat(self.path)
+            st = os.lstat(self.path)  # the path itself: a link is refused, never followed
         except FileNotFoundError:
             st = None
         except OSError as e:
             raise ConfigError("--db", str(self.path), f"cannot be opened ({e.strerror or e})") from None
+        if st is not None and stat.S_ISLNK(st.st_mode):
+            raise ConfigError("--db", str(self.path), "is a symbolic link; the store never reads or writes "
+                              f"through one (give the file's own path); {UNTOUCHED}")
         if st is not None and not stat.S_ISREG(st.st_mode):
             raise ConfigError("--db", str(self.path), f"is not a regular file; {UNTOUCHED}")
         try:
@@ -114,18 +159,50 @@ class Store:
         self.close()
         raise ConfigError("--db", str(self.path), f"{why}; {UNTOUCHED}")
 
+    def _connect_read_only(self, immutable: bool) -> sqlite3.Connection:
+        """A read-only connection; ``immutable``: SQLite takes no lock and creates no ``-wal``/``-shm``."""
+        uri = f"file:{urllib.parse.quote(str(self.path.absolute()))}?mode=ro" + ("&immutable=1" if immutable else "")
+        return sqlite3.connect(uri, uri=True, timeout=30.0, isolation_level=None)
+
     def _check_read_only(self, keep: bool) -> None:
-        """Open read-only, refuse what is not ours; keep the connection when only reading."""
-        uri = f"file:{urllib.parse.quote(str(self.path.absolute()))}?mode=ro"
-        self.conn = sqlite3.connect(uri, uri=True, timeout=30.0, isolation_level=None)
-        kind = classify_db(self.conn)
-        if kind not in ("ours", "legacy", "empty"):
-            self._refuse(kind)
-        ok = self.conn.execute("PRAGMA quick_check").fetchone()[0]
-        if ok != "ok":
-            self._refuse(f"the database fails its integrity check ({ok})")
-        if not keep:
+        """Refuse what is not ours, leaving nothing beside it; keep a read-only connection when only reading."""
+        sidecars = [Path(f"{self.path}{suffix}") for suffix in SIDECARS]
+        there = [p.exists() for p in sidecars]
+        # No -wal/-shm: the main file holds every commit, and an immutable open creates neither.
+        immutable = not any(there)
+        self.conn = self._connect_read_only(immutable)
+        try:
+            kind = classify_db(self.conn)
+            if kind not in ("ours", "legacy", "empty"):
+                self._refuse(kind)
+            ok = self.conn.execute("PRAGMA quick_check").fetchone()[0]
+            if ok != "ok":
+                self._refuse(f"the database fails its integrity check ({ok})")
+        except BaseException:
             self.close()
+            if not immutable:  # the one SQLite had to make beside the other (an empty -wal, or a -shm)
+                for suffix, path, existed in zip(SIDECARS, sidecars, there, strict=True):
+                    if not existed and (suffix != "-wal" or _size(path) == 0):  # never a -wal with commits
+                        path.unlink(missing_ok=True)
+            raise
+        if keep and immutable:
+            self._read_consistently()
+        elif not keep:
+            self.close()
+
+    def _read_consistently(self) -> None:
+        """Swap the immutable connection for one that takes SQLite's locks (a writer may start while we read);
+        on a read-only folder, where SQLite cannot make the ``-shm`` it needs, nobody writes: keep the first."""
+        conn = self._connect_read_only(immutable=False)
+        try:
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        except sqlite3.OperationalError:
+            conn.close()
+            if os.access(self.path.parent, os.W_OK):
+                raise
+            return
+        self.close()
+        self.conn = conn
 
     def _open_for_writing(self) -> None:
         """Open for writing; mark an empty or legacy store as ours, in one transaction (re-checked inside)."""
