@@ -193,7 +193,16 @@ _ELEMENT_PARTICIPLE = re.compile(r"(?<![a-z])(?:(?P<proof>(?:proven|proved|shown
                                  r"verified) (?:by|with|via))|(?P<fix>(?:fixed|solved|resolved|mitigated|remedied|"
                                  r"addressed) (?:by|with|via))|(?P<owner>owned by|signed off by|approved by)|"
                                  r"(?P<back>(?:rolled|rolling) back|revert(?:ed|ing))|"
-                                 r"(?P<gate>(?:held|gated|blocked) (?:until|on)))(?![a-z])")
+                                 r"(?P<gate>(?:held|gated|blocked) (?:until|on))|"
+                                 # ... or by its label as a subject ('and the fix is ..., and the owner is ...')
+                                 r"(?P<cause_is>(?:the )?root cause (?:is|was))|(?P<proof_is>the (?:artifact|proof|"
+                                 r"evidence) (?:is|was|will be))|(?P<fix_is>the (?:fix|remedy|solution) (?:is|was))|"
+                                 r"(?P<owner_is>the owners? (?:is|are|will be))|"
+                                 r"(?P<back_is>the rollback (?:is|plan is))|"
+                                 r"(?P<gate_is>the release decision is))(?![a-z])"
+                                 # (a label's value, not a participle of its own: 'the fix is proven by a replay')
+                                 r"(?! (?:proven|proved|shown|confirmed|verified|owned|fixed|rolled|held|gated|signed|"
+                                 r"approved|being))")
 
 
 # a menu of possible causes offered instead of one ('several possible root causes ...: a, b, c, d or e')
@@ -208,10 +217,29 @@ def menu(n: str) -> bool:
     return bool(m) and len(re.findall(r",|(?<![a-z])or(?![a-z])", n[m.end():])) >= 4
 
 
+# a cause told as its own effect: 'the p99 regressed because of production load, and production load is what
+# regressed the p99'
+_CIRCLE = re.compile(r"^(?P<a>[^;]{6,}?) because (?:of )?(?P<b>[^,;]{3,}?),? and (?P<c>[^;]{6,})$")
+
+
+def circle(n: str) -> bool:
+    """Does the sentence give a cause and then say the cause is what caused its effect, nothing more ('X because of
+    Y, and Y is what X')? Words compared by their first five letters ('changed', 'change')."""
+    m = _CIRCLE.match(n)
+    if not m:
+        return False
+    a, b, c = ({w[:5] for w in content_stems(m.group(k))} for k in "abc")
+    return bool(b) and b <= c and bool(a & c) and len(c - a - b) <= 1
+
+
+def _kind(group: str) -> str:
+    return group.removesuffix("_is")
+
+
 def crammed(n: str) -> bool:
     """Does one sentence name three elements or more by their participles ('..., proven by a same-seed run, fixed by
     routing embed to its own pool, owned by the platform team, rolled back on a canary')?"""
-    return len({m.lastgroup for m in _ELEMENT_PARTICIPLE.finditer(n)}) >= 3
+    return len({_kind(m.lastgroup) for m in _ELEMENT_PARTICIPLE.finditer(n) if m.lastgroup}) >= 3
 
 
 # an answer that grades itself ('This answer covers all required elements'), or its label lines filled with verdicts
@@ -251,8 +279,10 @@ def degenerate(n: str) -> str | None:
         return "soup"
     if bare_list(n) or long_list(n):
         return "list"
-    if crammed(n):
+    if crammed(n) and not circle(n):
         return "crammed"
+    if circle(n):
+        return "tautology"
     if menu(n):
         return "menu"
     return None

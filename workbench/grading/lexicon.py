@@ -49,8 +49,13 @@ ACTIONS = ("fix", "add", "lower", "raise", "switch", "move", "cap", "set", "use"
            "dispatch", "serve", "host", "send", "steer", "distribute", "isolate", "dedicate", "offload", "migrate",
            "relocate", "balance", "load-balance", "load balance", "scale out", "scale up", "rate-limit", "rate limit",
            "teach", "derive", "tries", "dial", "decrease", "tighten", "open", "spin up", "stand up", "provision",
-           "merge", "prepare", "drain", "cordon", "retrain", "fine-tune", "take")
-WAY_BACK = re.compile(r"(?<![a-z])(?:roll(?:s|ed|ing)?[ -]?back|rollback|revert\w*|auto-?revert\w*|"
+           "merge", "prepare", "drain", "cordon", "retrain", "fine-tune", "take", "restart")
+# a plan, posture or strategy for rolling back named, with nothing said of it, is no way back ('ship once it is
+# addressed, with a rollback plan in place')
+_NAMED_ONLY = (r"(?! (?:plan|posture|strategy|story|procedure|process)s? (?:in place|ready|aligned|defined|agreed|"
+               r"exists))")
+WAY_BACK = re.compile(r"(?<![a-z])(?:roll(?:s|ed|ing)?[ -]?back" + _NAMED_ONLY + r"|rollback" + _NAMED_ONLY +
+                      r"|revert\w*|auto-?revert\w*|"
                       r"(?:switch|flip|go|mov|swap|fall|cut|chang|put|rout|send|shift|bring|drain|dial|scal|roll)"
                       r"(?:\w*) (?:\w+ ){0,5}?back|back to|back (?:\w+ ){0,2}?out|back off to|undo|unwind\w*|"
                       # back in its own meaning: 'restore the 4,000 blocks if ...', 'bail out to the pinned plan'
@@ -300,6 +305,8 @@ DIRECTION = ("rose", "rise", "risen", "increase", "doubled", "tripled", "quadrup
              "from", "blew up", "exploded", "slower", "longer", "went from", "goes up", "go up", "going up", "shot up",
              "balloon")
 FIX_MARKER = re.compile(r"(?<![a-z])(?:(?:the )?(?:fix|solution|remedy|mitigation|proposal|change|action|plan)"
+                        # 'the solution, in my opinion, is capacity'
+                        r"(?:,? (?:in my (?:opinion|view)|i think|i'd say|for me|imo),?)?"
                         r"(?:\s?:|\s(?:is|would be|=|here is))|i'd|i would|i will|i'll|we should|we'd|we need|should|"
                         r"need to|let's|recommend|propose|suggest|instead(?! of)|go with|my call|i want|to fix|"
                         r"(?:is|be) (?:the|my|our)(?: real| actual| right| proper| whole)? "

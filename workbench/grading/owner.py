@@ -133,12 +133,20 @@ def _named(s: str) -> bool:
     return any(m.group().split()[0].strip("(,").lower() not in _TOOLS for m in NAMED.finditer(s))
 
 
+# an owner named and then left undecided, or a team said to know the answer, not to own it
+_UNDECIDED = re.compile(r"(?<![a-z])(?:(?:not sure|unsure|no idea|don'?t know|do not know|can'?t say) who|"
+                        r"depends on (?:how|who|which)|(?:was|were) going to say|i(?:'d| would) have said|"
+                        r"leave it to whoever|(?:would|will|'d|should) know (?:the|what|how|which|best))(?![a-z])")
+
+
 def _owner_in(s: str, n: str) -> bool:
     n = _TLDR.sub(" ", _POSSESSIVE_OWN.sub(" ", n))  # 'its own' names no owner; 'tl;dr' is no tech lead
     n = _OUTSIDE.sub(lambda m: " " * len(m.group()), n)
     n = _short_roles(s, n)
-    if n.rstrip().endswith("?"):
-        return False  # a question ('who owns it?', 'maybe the compiler folks?') assigns no one
+    # a question ('who owns it?', 'maybe the compiler folks?') assigns no one, nor an owner left undecided ('I was
+    # going to say the runtime team, but it depends on how your org splits it')
+    if n.rstrip().endswith("?") or _UNDECIDED.search(n) and not (I_OWN.search(n) or OWNER_LABEL.search(n)):
+        return False
     strong = I_OWN.search(n) or OWNER_LABEL.search(n) or re.search(r"own|accountab|responsib|dri\b|sign", n)
     if LOOK_INTO.search(n) and not strong and not ROLES.search(n):  # a named role may be asked to look
         return False  # "the infra folks should look into it" is advice, not an owner

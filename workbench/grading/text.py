@@ -130,6 +130,9 @@ _DISMISS_BEFORE = re.compile(r"(?<![a-z])(?:mistaken for|mistake it for|rather t
                              # breakdown ('the error decomposed into shape, noise and contention')
                              r"(?:reads?|treats?|treated|dismiss\w*|writ\w* off|wrote off|filed|labell?ed|"
                              r"passe[sd] off) (?:it |them |this |that )?as|"
+                             # ... or what someone else called it ('the 0.038 ms the dashboard called noise'); 'I called
+                             # it noise' is the answer's own reading
+                             r"(?<![a-z]i )(?<![a-z]we )called (?:it |them |this |that )?|"
                              r"decompos\w*|(?:split|broken down|break\w*(?: [\w-]+){0,4}? down|separat\w*|"
                              r"attribut\w*) (?:[\w-]+ ){0,3}?into|"
                              r"without|nothing to do with|unlike)(?![a-z])[^.;]{0,25}$")
@@ -165,7 +168,8 @@ _FIRST_GUESS = re.compile(r"(?<![a-z])(?:(?:at first|first|initially|originally)
 # a term inside an analogy the answer then maps onto this case: 'a hash join spills to disk ... aggressive fusion is
 # the same shape of problem'
 _ANALOGY_AFTER = re.compile(r"^[^;]{0,200}?(?<![a-z])(?:(?:is|'s) (?:the )?same "
-                            r"(?:shape|kind|sort|thing|story|pattern)|same (?:shape|kind|sort) of (?:problem|thing)|"
+                            r"(?:shape|kind|sort|thing|story|pattern)|(?:is|'s) (?:the )?same(?=\s*:)|"
+                            r"same (?:shape|kind|sort) of (?:problem|thing)|"
                             r"all over again)(?![a-z])")
 # the turn from a first guess: a contrast, or a caution about the guess itself ('I've been burned by that before')
 _TURN = re.compile(r"(?<![a-z])(?:but|actually|however|turns out|turned out|instead|that said|on reflection|"
