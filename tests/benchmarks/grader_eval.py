@@ -22,9 +22,9 @@ LABELS = Path(__file__).resolve().parents[1] / "grader_labels"
 # writers whose disagreements were read while writing the rules
 TUNED_ON = ("legacy", "A", "B", "C", "D", "E", "F", "G", "H", "J", "K", "L", "M", "N", "O", "P", "Q", "R", "S", "T",
             "U", "V", "W", "X", "Y", "Z", "AA", "AB", "AC", "AD", "AE", "AF", "AG", "AH", "AI", "AJ", "AK", "AL", "AM",
-            "AN", "AO")
-FINAL = "AP"  # held out: scored once in the sixteenth session (AN, AO: scored once in the fifteenth, then read)
-NEXT = ("AQ",)  # stored for later final scores: out of every table, --final too
+            "AN", "AO", "AP", "AQ")
+FINAL = "AR"  # held out: scored once at the end of the sixteenth session (AP, AQ: scored once, then read)
+NEXT = ("AS",)  # stored for later final scores: out of every table, --final too
 
 
 def main(argv: list[str]) -> None:
