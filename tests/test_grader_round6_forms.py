@@ -1,9 +1,9 @@
-"""The forms writers AP and AQ (scored once as held-out in the sixteenth session, then read) showed the rules
-missed or over-read.
+"""The forms writers AP and AQ, then AR and AS (each pair scored once as held-out in the sixteenth session, then
+read), showed the rules missed or over-read.
 
-Each case was written for this file, not copied from the labelled corpus. Fourteen of the checks fail on the rules of
-commit 43cb96a (those marked 'fail before'); the others guard the opposite side, so a rule that accepts or refuses everything cannot
-pass.
+Each case was written for this file, not copied from the labelled corpus. Fourteen of the AP/AQ checks fail on the
+rules of commit 43cb96a (those marked 'fail before'), and the AR/AS tests at the end on those of commit 2834b39; the
+others guard the opposite side, so a rule that accepts or refuses everything cannot pass.
 """
 
 from __future__ import annotations
@@ -88,3 +88,27 @@ def test_a_circular_cause_is_named_and_a_cause_with_a_new_step_is_not():
                                   "what regressed TTFT.")) == "tautology"
     assert not claims.circle(norm("p99 rose because long prompts miss the buckets, and the generic path they fall "
                                   "onto is ten times slower."))
+
+
+# From writers AR and AS (scored once at the end of the sixteenth session, then read).
+SHOTGUN = ("Hard to say, it could be several things:\n- a memory leak in the new driver\n- thermal throttling\n"
+           "- NVLink down so NCCL uses PCIe\n- more traffic than last week\n- slower GEMM kernels\n"
+           "Proof: a same-seed run per tenant with NCCL logs.\nOwner: fleet on-call.\n"
+           "Rollback: revert the driver if ITL p99 regresses.")
+
+
+def test_a_menu_of_causes_in_a_list_that_never_picks_one_earns_nothing():
+    g = grade(D["tp-allreduce-slow-link"], SHOTGUN)
+    assert not any(e.present for e in g.elements.values()) and "a menu of causes" in g.elements["workload"].hint
+    picked = SHOTGUN.replace("Proof:", "My bet is the third: after the reboot the GPUs lost NVLink, so every "
+                             "all-reduce crawls over PCIe and ITL p99 jumps.\nProof:")
+    g = grade(D["tp-allreduce-slow-link"], picked)
+    assert g.elements["owner"].present and g.elements["artifact"].present
+
+
+@pytest.mark.parametrize("text, want", [
+    ("The TTFT p99 increase comes from each document prompt being split.", False),
+    ("I'd compare TTFT p99 per tenant at the same seed, whole prompts against split ones.", True),
+])
+def test_split_is_evidence_only_where_the_sentence_asks_for_it(text, want):
+    assert grade(D["chunked-prefill-ttft"], text).elements["artifact"].present is want

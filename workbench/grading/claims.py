@@ -253,6 +253,34 @@ _META_VALUE = re.compile(r"^\W*[a-z][a-z /&-]{0,30}:\s*(?:identified|provided|co
                          r"confirmed|clear)(?![a-z])")
 
 
+# a menu of causes set out as a list ('Could be several things, so covering them all:' then a bullet per cause), and
+# an answer that never picks one of them
+_MENU_OPENS = re.compile(r"(?<![a-z])(?:could be (?:several|many|a few|lots of|any number of) "
+                         r"(?:things|causes|reasons)|"
+                         r"(?:several|many|multiple|a few|various) (?:candidates|possibilities|options|suspects|"
+                         r"hypotheses)|any of which|covering (?:them|it) all|in no particular order)(?![a-z])")
+_LIST_ITEM = re.compile(r"^\s*(?:[-*\u2022]|\d{1,2}[.)])\s+\S")
+_PICKS = re.compile(r"(?<![a-z])(?:most likely|my (?:bet|money|pick|guess) is|i(?:'d| would) bet|i think it'?s|"
+                    r"(?:the )?(?:root )?cause is|it'?s (?:number |#)?\d|probably (?:number |#)?\d|top suspect|"
+                    r"leading (?:candidate|hypothesis)|i(?:'d| would) start with|the one that fits)(?![a-z])")
+
+
+def shotgun(text: str) -> bool:
+    """Does the answer set out a menu of causes as a list of four or more and never pick one?"""
+    lines = text.lower().splitlines()
+    for i, line in enumerate(lines):
+        if _MENU_OPENS.search(line):
+            items = 0
+            for rest in lines[i + 1:]:
+                if _LIST_ITEM.match(rest):
+                    items += 1
+                elif rest.strip():
+                    break
+            if items >= 4 and not _PICKS.search(text.lower()):
+                return True
+    return False
+
+
 def self_graded(norms: list[str]) -> bool:
     """Does the answer certify itself: a sentence saying it covers the elements, or three label lines or more whose
     value is a verdict on the line ('Fix: provided')?"""

@@ -150,11 +150,13 @@ def grade(drill: Drill, answer: str) -> Grade:
     norms = [norm(s) for s in segs]
     # (a line or two is judged line by line below: 'Who owns it? The ML compiler team.' is an answer)
     claimless = len(segs) >= 3 and (not any(claims.claims_something(n) for n in norms)
-                                    or claims.config_dump(segs, norms) or claims.self_graded(norms))
+                                    or claims.config_dump(segs, norms) or claims.self_graded(norms)
+                                    or claims.shotgun(answer))
     if not segs or claimless:
         # each element's own hint and question, the first hint saying why nothing was found
         empty = ("the answer is empty" if not answer.strip() else "no sentence in the answer claims anything (terms, "
-                 "lists, 'x = y' fields or verdicts on itself); say what happens to what, and why, in sentences"
+                 "lists, 'x = y' fields, a menu of causes or verdicts on itself); say what happens to what, and "
+                 "why, in sentences"
                  if claimless
                  else "the answer only restates the drill or the card")
         elements = _elements([], [], drill, False)
