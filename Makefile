@@ -28,8 +28,15 @@ test: $(STAMP)  ## set up, then run every test: lint, unit, theory, properties, 
 
 FUZZ_EXAMPLES ?= 5000
 
-fuzz: $(STAMP)  ## the long fuzz: FUZZ_EXAMPLES (5000) mutated scenarios through the CLI, then the property tests on fresh draws
-	WORKBENCH_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/python -m pytest -q -s -p no:cacheprovider tests/test_fuzz.py
+fuzz: $(STAMP)  ## the long fuzz: FUZZ_EXAMPLES (5000) mutated inputs through the CLI, then the property tests on fresh draws
+	@# 2/5 request-mode scenarios, 1/5 each token scenarios, drill files, interview and practice input; each surface
+	@# in its own process prints one line: how its cases ended, its peak memory and its slowest case
+	WORKBENCH_FUZZ_EXAMPLES=$$(( $(FUZZ_EXAMPLES) * 2 / 5 )) $(BIN)/python -m pytest -q -s -p no:cacheprovider \
+		-p tests.fuzz_support tests/test_fuzz.py
+	for surface in tokens drills interview; do \
+		WORKBENCH_FUZZ_EXAMPLES=$$(( $(FUZZ_EXAMPLES) / 5 )) $(BIN)/python -m pytest -q -s -p no:cacheprovider \
+			tests/test_fuzz_$$surface.py || exit 1; \
+	done
 	WORKBENCH_HYPOTHESIS=explore $(BIN)/python -m pytest -q -p no:cacheprovider tests/test_compiled.py \
 		tests/test_properties.py tests/test_cost_table.py tests/test_serving_compiled.py
 

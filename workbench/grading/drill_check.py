@@ -9,8 +9,10 @@ and a reference template of the documented forms (:mod:`workbench.grading.refere
 :func:`workbench.grading.drills.parse_drill` calls :func:`check_data` on the parsed TOML
 before it reads it and :func:`check_drill` once the concepts are expanded;
 :func:`workbench.grading.drills.load_drills` calls :func:`check_folder_files` before it reads
-a file and :func:`check_folder` after. Each refusal is one :class:`ConfigError` naming the
-file, the key and the value. The limits are listed in ``drills/README.md`` ("Limits").
+a file and :func:`check_folder` after; ``drills check`` also checks the concept lexicon whole
+(:func:`check_lexicon`: a bad phrase in it is one problem of ``concepts.toml``, not one per
+drill naming its concept). Each refusal is one :class:`ConfigError` naming the file, the key
+and the value. The limits are listed in ``drills/README.md`` ("Limits").
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from workbench.errors import ConfigError
+from workbench.grading.concepts import DEFAULT as CONCEPTS_DEFAULT
 from workbench.grading.concepts import FILE as CONCEPTS_FILE
 from workbench.grading.concepts import lexicon as concept_lexicon
 from workbench.grading.reference import MAX_FIELDS, MAX_PRECISION, MAX_WIDTH  # listed with the limits below
@@ -50,7 +53,7 @@ MAX_FOLDER_PHRASES = 6_000  # distinct phrases over every rubric (built-in: 2,42
 LISTS = ("workload_terms", "rejected_mechanisms", "artifact_terms", "fix_terms", "fix_plain", "revert_terms",
          "rejected_fixes", "fix_knobs", "change_terms")
 __all__ = ["MAX_FIELDS", "MAX_PRECISION", "MAX_WIDTH", "check_data", "check_dir", "check_drill", "check_folder",
-           "check_folder_files", "rubric_size"]
+           "check_folder_files", "check_lexicon", "rubric_size"]
 
 
 def _at(data: dict, dotted: str):
@@ -98,6 +101,20 @@ def _check_phrase(p: str, key: str, where: str, concepts: dict[str, Concept]) ->
     if why:
         raise ConfigError(key, p, f"{why}; a phrase is a few words (at most {MAX_PHRASE_WORDS}, "
                           f"{MAX_PHRASE_CHARS} characters)", source=where)
+
+
+def check_lexicon(concepts: dict[str, Concept], folder: Path) -> None:
+    """Refuse a concept lexicon (the folder's ``concepts.toml`` over the repository's) holding a phrase the matcher
+    cannot use, naming the lexicon and the concept's key."""
+    own = folder / CONCEPTS_FILE
+    for c in concepts.values():
+        for part in ("terms", "plain"):
+            for j, t in enumerate(getattr(c, part)):
+                why = _shape(t)
+                if why:
+                    raise ConfigError(f"{c.name}.{part}[{j}]", t, f"{why}; a phrase is a few words (at most "
+                                      f"{MAX_PHRASE_WORDS}, {MAX_PHRASE_CHARS} characters)",
+                                      source=str(own if own.is_file() else CONCEPTS_DEFAULT))
 
 
 def check_data(data: dict, where: str, concepts: dict[str, Concept] | None = None) -> None:
@@ -223,7 +240,7 @@ def check_dir(folder: Path, run: bool = False) -> tuple[str, list[str]]:
         raise ConfigError("drills check", str(folder), "holds no drill files (*.toml)")
     try:
         check_folder_files(folder)
-        concept_lexicon(folder)  # a concepts.toml of the folder's own: every drill reads it
+        check_lexicon(concept_lexicon(folder), folder)  # every drill reads it: its problem is one, not one per drill
     except ConfigError as e:
         return "", [str(e)]
     problems, drills = [], []
