@@ -54,25 +54,26 @@ def test_a_build_of_other_sources_is_never_imported(tmp_path, monkeypatch):
     with open(tmp_path / "runtime/compiled/run.py", "a") as f:
         f.write("# an edit\n")
     assert aot.digest() != before
-    assert not aot.extension_path().exists()
-    assert aot.extension.__wrapped__() is None  # the lookup itself, not its cached answer
+    for name in ENTRIES:
+        assert not aot.extension_path(name).exists()
+        assert aot.extension.__wrapped__(name) is None  # the lookup itself, not its cached answer
 
 
 def test_a_build_for_another_cpu_is_never_imported(monkeypatch):
     """The build is compiled for the CPU it was made on and named by that CPU's instruction-set key: a venv moved to
     a CPU with other extensions finds no build (and takes the JIT) rather than running instructions it lacks."""
-    here = aot.extension_path().name
+    here = aot.extension_path("run_loop").name
     assert aot.cpu_key() in here
     monkeypatch.setattr(aot, "cpu_key", lambda: "0123abcd")
-    assert aot.extension_path().name != here and not aot.extension_path().exists()
-    assert aot.extension.__wrapped__() is None
+    assert aot.extension_path("run_loop").name != here and not aot.extension_path("run_loop").exists()
+    assert aot.extension.__wrapped__("run_loop") is None
 
 
 @pytest.mark.skipif(not aot.numba_installed(), reason="numba infers the types")
 def test_the_signatures_are_what_numba_infers_for_the_callers_arguments(monkeypatch):
     from numba import typeof
 
-    from workbench.aot.__main__ import numba_type
+    from workbench.aot.build import numba_type
     from workbench.pipeline import run_scenario
     from workbench.runtime.compiled import driver
     from workbench.scenario import load_scenario

@@ -94,4 +94,4 @@ def test_missing_dask_is_one_line_exit_2(monkeypatch, tmp_path):
     status, out, err = run_cli(["sweep", "mm1", "--set", "hardware.cores=1", "--requests", "200",
                                 "--executor", "tcp://127.0.0.1:8786", "--out", str(tmp_path / "sw")])
     assert status == 2 and out == ""
-    assert len(err.strip().splitlines()) == 1 and "pip install 'workbench[cluster]'" in err
+    assert len(err.strip().splitlines()) == 1 and "pip install 'accel-mapping-workbench[cluster]'" in err

@@ -184,7 +184,7 @@ def build_parser(only_run: bool = False, parser_class: type = argparse.ArgumentP
                     help="with --executor local, 1: run in this process; default: local processes")
     sw.add_argument("--executor", default="local", metavar="local|ADDRESS",
                     help="local (default): processes on this machine; or a Dask distributed scheduler, "
-                         "e.g. tcp://host:8786 (needs pip install 'workbench[cluster]')")
+                         "e.g. tcp://host:8786 (needs pip install 'accel-mapping-workbench[cluster]')")
     sw.add_argument("--out", help="folder for sweep.csv and sweep.png (default sweep-out)")
     sw.set_defaults(func=cmd_sweep)
     gr = sub.add_parser("grade", help="grade an answer to an interview drill")

@@ -1,15 +1,28 @@
-"""The numba kernels compiled ahead of time: one CPython extension, built at set-up, imported without numba.
+"""The numba kernels compiled ahead of time: CPython extensions built at install, imported without numba.
 
 A ``workbench run`` process spent about half a second importing numba and setting up its
-target context and cache before its first compiled call. numba's ``pycc`` compiles the same
-kernels (the event loop, the cost model, the token-serving loop; the numba source stays the
-one implementation, the readable loops the reference) for the argument types of
-:mod:`.spec` into ``_build/_kernels_<digest>``, a CPython extension that imports in under
-a millisecond and needs neither numba nor its runtime (the kernels allocate nothing:
+target context and cache before its first compiled call, and a fresh install compiled for a
+minute or more on its first run. numba's ``pycc`` compiles the same kernels (the event loop,
+the cost model, the token-serving loop; the numba source stays the one implementation, the
+readable loops the reference) for the argument types of :mod:`.spec` into ``_build/``, one
+extension per entry point, ``_kernels_<entry>_<digest>_<cpu>``: each imports in under a
+millisecond and needs neither numba nor its runtime (the kernels allocate nothing:
 ``_nrt=False``). ``<digest>`` is the hash of every source the kernels are compiled from
 (:data:`SOURCES`), so a build from other sources is never imported: the process takes the
-JIT, as it does without a build.
-``python -m workbench.aot`` builds it (``make`` does, after warming numba's cache).
+JIT, as it does without a build; ``<cpu>`` is :func:`cpu_key`.
+
+When the build happens: at install. ``setup.py`` hooks :mod:`.build` into setuptools'
+``build_ext``, so ``pip install .``, ``pip install -e .`` and a wheel built by ``pip wheel .``
+all carry the extensions, with no Makefile step and no compile on the first run
+(``python -m workbench.aot`` rebuilds them by hand, after an edit to the kernels). Why this
+and not a one-time build into a cache on first import: that first run would wait 70-90 s on
+2 cores (and every fresh venv, CI job or notebook kernel would pay it on someone's first
+call), while the install is where a user expects to wait and where a build failure can be
+reported once. The cost of the choice is numba's ``pycc``, deprecated (pending since numba
+0.57; still shipped and working in 0.68): when a numba without it, or a machine without a C
+compiler, builds the package, the hook prints why and installs without the extensions, and
+runs take numba's JIT (same results, bit for bit; the first run compiles and caches). So the
+deprecation costs start-up time, never a wrong result or a failed install.
 
 :func:`kernel` gives an entry point by path: ``aot`` (the build; an error when there is none
 or a call's types do not fit its signature), ``jit`` (numba), ``auto`` (the build when there
@@ -68,15 +81,20 @@ def cpu_key() -> str:
     return hashlib.sha256(" ".join(sorted(words)).encode()).hexdigest()[:8] if words else "generic"
 
 
-def extension_path(name: str | None = None) -> Path:
-    """Where the build of the current sources for this CPU (or the module ``name``) lies."""
-    return BUILD / ((name or f"_kernels_{digest()}_{cpu_key()}") + importlib.machinery.EXTENSION_SUFFIXES[0])
+def extension_name(entry: str) -> str:
+    """The file name of entry point ``entry``'s extension built from the current sources for this CPU."""
+    return f"_kernels_{entry}_{digest()}_{cpu_key()}" + importlib.machinery.EXTENSION_SUFFIXES[0]
+
+
+def extension_path(entry: str) -> Path:
+    """Where the build of entry point ``entry`` of the current sources for this CPU lies."""
+    return BUILD / extension_name(entry)
 
 
 @functools.cache
-def extension() -> ModuleType | None:
-    """The ahead-of-time build of the current sources, imported once a process; None when there is none."""
-    path = extension_path()
+def extension(entry: str) -> ModuleType | None:
+    """The ahead-of-time build of ``entry`` from the current sources, imported once a process; None when none."""
+    path = extension_path(entry)
     if not path.is_file():
         return None
     spec = importlib.util.spec_from_file_location(path.name.split(".")[0], path)
@@ -98,10 +116,15 @@ def available(path: str = "auto") -> bool:
     if path not in PATHS:
         raise ValueError(f"kernel path must be one of {PATHS}, not {path!r}")
     if path == "aot":
-        return extension() is not None
+        return built()
     if path == "jit":
         return numba_installed()
-    return extension() is not None or numba_installed()
+    return built() or numba_installed()
+
+
+def built() -> bool:
+    """Whether every entry point has an ahead-of-time build of the current sources (all import)."""
+    return all(extension(name) is not None for name in ENTRIES)
 
 
 def paths() -> list[str]:
@@ -114,10 +137,10 @@ def kernel(name: str, path: str = "auto") -> Callable:
     if path not in PATHS:
         raise ValueError(f"kernel path must be one of {PATHS}, not {path!r}")
     entry = ENTRIES[name]
-    ext = extension() if path != "jit" else None
+    ext = extension(name) if path != "jit" else None
     if ext is None:
         if path == "aot":
-            raise LookupError(f"no ahead-of-time build of the current sources ({extension_path()}): "
+            raise LookupError(f"no ahead-of-time build of the current sources ({extension_path(name)}): "
                               "python -m workbench.aot builds it")
         return _jit(name)
     compiled, spec, strict = getattr(ext, name), entry.args, path == "aot"

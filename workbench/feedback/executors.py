@@ -44,7 +44,7 @@ def scheduler_address(address: str) -> tuple[str, int]:
 def dask_executor(address: str, timeout_s: float = CONNECT_TIMEOUT_S) -> Executor:
     """A ``concurrent.futures`` executor on the Dask distributed scheduler at ``address``.
 
-    Needs the optional ``cluster`` extra (``pip install 'workbench[cluster]'``) here and
+    Needs the optional ``cluster`` extra (``pip install 'accel-mapping-workbench[cluster]'``) here and
     ``workbench`` importable on the workers. Close it with ``shutdown()``, which also
     closes the client. Refuses, as a :class:`ConfigError`, an address other than
     ``tcp://host:port``, a missing Dask, and a peer that is not a Dask scheduler or does
@@ -54,7 +54,7 @@ def dask_executor(address: str, timeout_s: float = CONNECT_TIMEOUT_S) -> Executo
     try:
         from distributed import Client
     except ImportError:
-        raise ConfigError("--executor", address, "needs Dask: pip install 'workbench[cluster]'") from None
+        raise ConfigError("--executor", address, "needs Dask: pip install 'accel-mapping-workbench[cluster]'") from None
     deadline = time.monotonic() + timeout_s
     probe_scheduler(address, timeout_s)
     try:  # a peer may still misbehave after its handshake: whatever the client raises is one line

@@ -7,8 +7,8 @@ cost of one layer's dense kernels at a row count it has not priced yet (the same
 :meth:`~workbench.serving.cost.IterationCost.dense_seconds` the readable loop calls) and more
 room for iteration rows. The kernel runs from the ahead-of-time build when there is one of
 the current sources (:mod:`workbench.aot`: no numba in the process), else by numba's JIT,
-imported on first use, its machine code cached on disk and warmed at set-up
-(``python -m workbench.runtime.compiled``).
+imported on first use, its machine code cached on disk (the build is made at install;
+``python -m workbench.runtime.compiled`` warms the JIT's cache by hand).
 """
 
 from __future__ import annotations

@@ -5,7 +5,8 @@ every policy one the compiled loop implements); :func:`run_compiled` runs it. Th
 loop stays the reference: ``tests/test_compiled.py`` proves the two equal field by field,
 bit for bit, over random scenarios. numba and the compiled modules are imported on first
 use only, so importing the workbench does not pay for them; their machine code is cached
-on disk (``cache=True``) and warmed at set-up (``python -m workbench.runtime.compiled``).
+on disk (``cache=True``). Runs normally import the build made at install (:mod:`workbench.aot`)
+and never compile; ``python -m workbench.runtime.compiled`` warms the JIT's cache by hand.
 """
 
 from __future__ import annotations

@@ -1,12 +1,13 @@
-"""Warm the caches of the compiled loops and cost model: ``python -m workbench.runtime.compiled`` (``make``).
+"""Warm numba's JIT cache of the compiled loops and cost model: ``python -m workbench.runtime.compiled``.
 
-Compiles the loop and the cost model once for the argument types every run uses and stores the machine code
-next to the modules (numba ``cache=True``), so a learner's first panel change loads it in
-a fraction of a second instead of compiling for several (a cache older than any of the
-package's sources is dropped first: see ``drop_stale_cache``). Prints the time taken.
-It warms numba's JIT even where an ahead-of-time build is current (``loop="jit"``): the
-build (``python -m workbench.aot``, next in ``make``) loads the kernels it calls from this
-cache, and a run whose arguments do not fit the build's signatures takes the JIT.
+Not part of set-up any more: runs import the kernels built ahead of time at install
+(:mod:`workbench.aot`), which need neither numba nor its cache. The JIT serves what the build
+does not: the tests of the JIT path (``tests/test_compiled.py`` and its siblings run each
+path), a call whose argument types do not fit the build's signatures, a kernel edited since
+the build, a venv moved to another CPU. Each compiles on first use and stores its machine
+code next to the modules (numba ``cache=True``; a cache older than any of the package's
+sources is dropped first: see ``drop_stale_cache``). This command does that first use at
+once, for the argument types every run uses, and prints the time taken.
 """
 
 from __future__ import annotations
