@@ -39,7 +39,7 @@ def test_fusion_panel_shows_spills_and_a_worse_p95_under_load():
     assert agg["spill_bytes_per_request"] > 5 * ew["spill_bytes_per_request"]  # the MLP chain's spill: about 10x
     assert 1.15 < agg["latency_s"]["p95"] / ew["latency_s"]["p95"] < 1.4  # about a quarter worse
     assert agg["tail_drivers"]["memory_contention"] > ew["tail_drivers"]["memory_contention"] + 0.1  # 63 % vs 46 %
-    assert "memory_contention" in p.summary.value
+    assert "memory contention" in p.summary.value
     p.ctrl["sram_mib"].value = 8  # the chain's 512-row tile fits: aggressive fusion wins
     ew8 = p.result["summary"]
     p.ctrl["fusion"].value = "aggressive"
@@ -166,16 +166,25 @@ def test_a_change_redraws_the_same_figure_and_artists_in_place(cls, name, value)
     assert p.result["summary"]["measured"] >= 50_000  # p99 over >= 500 requests
 
 
-def test_the_previous_run_is_drawn_in_grey_under_the_current_one():
+def test_the_baseline_is_drawn_in_grey_and_kept_until_reset():
     from workbench.ui.palette import BASELINE, CURRENT
 
     p = ShapeEnvelopePanel()
-    assert len(p.cdf.prev.get_xdata()) == 0  # nothing before the first run
+    assert len(p.cdf.base.get_xdata()) == 0  # the baseline is the first run itself: no grey curve yet
     first = p.cdf.cur.get_xdata().copy()
     p.ctrl["median"].value = 700
-    assert (p.cdf.prev.get_xdata() == first).all() and p.cdf.prev.get_color() == BASELINE
+    assert (p.cdf.base.get_xdata() == first).all() and p.cdf.base.get_color() == BASELINE
     assert p.cdf.cur.get_color() == CURRENT
     assert "what changed: p99 x" in p.summary.value and "higher" in p.summary.value
+    p.ctrl["median"].value = 300  # a second change: the grey curve is still the first run
+    assert (p.cdf.base.get_xdata() == first).all()
+    assert "what changed: p99 x" in p.summary.value and "lower" in p.summary.value  # against 700, not the grey 200
+    second = p.cdf.cur.get_xdata().copy()
+    p.reset.click()  # "reset baseline": the current run becomes the baseline, nothing is re-run
+    assert p.baseline is p.result and len(p.cdf.base.get_xdata()) == 0 and len(p.timings_s) == 3
+    assert "baseline reset" in p.summary.value
+    p.ctrl["sigma"].value = 0.6
+    assert (p.cdf.base.get_xdata() == second).all()
 
 
 def test_residency_reloads_are_counted_per_bin_not_drawn_as_a_band():
@@ -205,7 +214,7 @@ def test_closed_loop_panel_draws_in_the_palette_colours():
     from workbench.ui.palette import BASELINE, CURRENT
 
     p = ClosedLoopPanel(scenario="placement_skew")
-    assert {p.cdf.cur.get_color(), p.cdf.prev.get_color()} == {CURRENT, BASELINE}
+    assert {p.cdf.cur.get_color(), p.cdf.base.get_color()} == {CURRENT, BASELINE}
     assert not {"tab:red", "tab:blue"} & {line.get_color() for line in p.axes[0].lines}
 
 

@@ -115,8 +115,9 @@ def _loop_note(prev: dict, cur: dict) -> tuple[str, str]:
     return "", f"the guard's verdicts are the same at {lo:.0%} and {hi:.0%}".replace("%", " %")
 
 
-def _why_no_effect(prev: dict, cur: dict, setting: str) -> str:
-    """A reason, computed from the summaries, that a change of ``setting`` moved nothing."""
+def _why_no_effect(prev: dict, cur: dict, setting: str, label: str = "") -> str:
+    """A reason, computed from the summaries, that a change of ``setting`` (a control's key; ``label`` its
+    name as the learner reads it) moved nothing."""
     s = setting.lower()
     util = cur.get("cores", {}).get("utilization") or [0.0]
     busy = sum(util) / len(util)
@@ -145,13 +146,22 @@ def _why_no_effect(prev: dict, cur: dict, setting: str) -> str:
     if drivers:
         top = max(drivers, key=drivers.get)
         return (f"p99 {cur['latency_s']['p99'] * 1e3:.3g} ms, within {NOISE:.0%} of before; the tail is "
-                f"{top.replace('_', ' ')} ({drivers[top]:.0%}), which {setting or 'this setting'} barely touches"
+                f"{top.replace('_', ' ')} ({drivers[top]:.0%}), which {_words(setting, label)} barely touches"
                 ).replace("%", " %")
     return f"p99, p50, refusals and throughput all within {NOISE:.0%} of before".replace("%", " %")
 
 
-def what_changed(previous_summary: dict | None, current_summary: dict, changed_setting: str = "") -> str:
+def _words(setting: str, label: str = "") -> str:
+    """The changed control as the learner reads it: its label, else its key in words, never ``sram_mib``."""
+    return label or setting.replace("_", " ") or "this setting"
+
+
+def what_changed(previous_summary: dict | None, current_summary: dict, changed_setting: str = "",
+                 label: str = "") -> str:
     """One line: what moved beyond noise after ``changed_setting`` changed, or "no effect: <why>".
+
+    ``changed_setting`` is the control's key (it selects the reason given for no effect); ``label`` is the
+    control's label, the only name the line shows (the key in words when there is none).
 
     >>> a = {"latency_s": {"p50": 1e-3, "p99": 0.9e-3}}
     >>> b = {"latency_s": {"p50": 1e-3, "p99": 2.8e-3}}
@@ -164,4 +174,4 @@ def what_changed(previous_summary: dict | None, current_summary: dict, changed_s
     parts = ([loop_change] if loop_change else []) + _changes(previous_summary, current_summary)
     if parts:
         return "what changed: " + "; ".join(parts)
-    return "no effect: " + (loop_why or _why_no_effect(previous_summary, current_summary, changed_setting))
+    return "no effect: " + (loop_why or _why_no_effect(previous_summary, current_summary, changed_setting, label))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import ipywidgets as w
 import numpy as np
 
 from workbench.analysis.metrics import summarize
@@ -12,6 +13,7 @@ from workbench.ui import figures as f
 from workbench.ui.layers import nice_ceil, steady_lim
 from workbench.ui.palette import BASELINE, BASELINE_ALPHA, CURRENT
 from workbench.ui.panel import Panel, builtin, dropdown, lat_ms, slider, with_rate
+from workbench.ui.survival import SurvivalView
 
 ENVELOPES = {
     "128 / 256 / 512": [128, 256, 512],
@@ -22,16 +24,36 @@ ENVELOPES = {
 
 
 class ShapeEnvelopePanel(Panel):
-    """Shape distribution (median, spread, drift), the envelope's buckets and the out-of-envelope policy."""
+    """Shape distribution (median, spread, drift), the envelope's buckets and the out-of-envelope policy.
+
+    Drift is its own switch: off, the run's median stays where "median seq" puts it and "median at the end"
+    is greyed out and ignored; on, the median moves linearly from "median seq" to "median at the end" over
+    the run. No control moves or reinterprets another. ``run`` keeps the library's form (``drift_to`` equal
+    to ``median`` is no drift), so :meth:`values` passes the switch as ``drift_to = median`` when it is off.
+    """
 
     def controls(self):
-        return {"median": slider(200, 32, 2048, 16, "median seq", integer=True),
-                "sigma": slider(0.4, 0.05, 1.2, 0.05, "spread (sigma)"),
-                "drift_to": slider(200, 32, 2048, 16, "median at the end", integer=True),
+        drift = w.Checkbox(value=False, description="drift over the run", indent=False,
+                           layout=w.Layout(width="150px"))
+        end = slider(200, 32, 2048, 16, "median at the end (tokens)", integer=True)
+        end.disabled = True
+        drift.observe(lambda change: setattr(end, "disabled", not change["new"]), names="value")
+        return {"median": slider(200, 32, 2048, 16, "median seq (tokens)", integer=True),
+                "sigma": slider(0.4, 0.05, 1.2, 0.05, "spread (sigma of ln seq)"),
                 "envelope": dropdown(list(ENVELOPES), "128 / 256 / 512", "buckets"),
-                "policy": dropdown(["reject", "pad", "recompile", "fallback"], "fallback", "out of envelope")}
+                "policy": dropdown(["reject", "pad", "recompile", "fallback"], "fallback", "out of envelope"),
+                "drift": drift,
+                "drift_to": end}
+
+    def values(self) -> dict:
+        """The run's arguments: with drift off, ``drift_to`` is the median (no drift), whatever its slider says."""
+        v = super().values()
+        if not v.pop("drift"):
+            v["drift_to"] = v["median"]
+        return v
 
     def run(self, median, sigma, drift_to, envelope, policy):
+        """One run; the median moves from ``median`` to ``drift_to`` over it (no drift when they are equal)."""
         base = builtin("drift_magnitude")
         span = self.requests / base.offered_rate  # s, the run's length
         drift = Drift({"median": float(drift_to)}, 0.0, span) if drift_to != median else None
@@ -41,12 +63,13 @@ class ShapeEnvelopePanel(Panel):
                                     recompile_pause_s=0.05)
         sc = dataclasses.replace(base, streams=(stream,), model=model, requests=self.requests)
         trace = self.simulate(sc)
-        return {"trace": trace, "summary": summarize(trace), "policy": policy}
+        return {"trace": trace, "summary": summarize(trace), "policy": policy,
+                "shape": (int(median), int(drift_to), float(sigma))}
 
     def layout(self):
-        self.cdf = f.CdfView(self.axes[0])
+        self.cdf = SurvivalView(self.axes[0])
         ax = self.axes[1]
-        (self.hit_prev,) = ax.plot([], [], "o-", ms=3, color=BASELINE, alpha=BASELINE_ALPHA, label="previous setting")
+        (self.hit_prev,) = ax.plot([], [], "o-", ms=3, color=BASELINE, alpha=BASELINE_ALPHA, label="baseline")
         (self.hit,) = ax.plot([], [], "o-", ms=3, color=CURRENT, label="this run")
         ax.set_ylim(-0.02, 1.02)
         ax.set_xlabel("time (s)")
@@ -69,13 +92,16 @@ class ShapeEnvelopePanel(Panel):
     def text(self, r):
         s = r["summary"]
         reasons = "; ".join(f"{k}: {v}" for k, v in s["misses"]["by_reason"].items()) or "none"
+        median, end, sigma = r.get("shape", (0, 0, 0.0))
+        shape = (f"median drifts {median} -> {end} tokens over the run" if end != median
+                 else f"median {median} tokens, no drift") + f", spread {sigma:g}"
         note = ""
         if r.get("policy") == "pad" and s["rejected_by"].get("out_of_envelope"):
             note = ("\npad can only pad a shape up to a bucket that holds it: shapes past the largest bucket have "
                     "none, so they are refused exactly as under reject")
-        return (f"bucket hit rate {s['bucket_hit_rate']:.1%} (specialised {s['specialised_rate']:.1%})\n"
+        return (f"{shape}\nbucket hit rate {s['bucket_hit_rate']:.1%} (specialised {s['specialised_rate']:.1%})\n"
                 f"misses by reason: {reasons}\n" + f.latency_text({"latency": r["trace"]}) + "\n"
-                + f.drivers_text(s) + note)
+                + f.drivers_text(s, words=True) + note)
 
 
 class FusionPanel(Panel):
@@ -108,15 +134,16 @@ class FusionPanel(Panel):
         return {"trace": trace, "summary": summarize(trace)}
 
     def layout(self):
-        self.cdf = f.CdfView(self.axes[0])
-        self.mean = self.axes[0].axvline(1.0, color="k", lw=1.2, label="mean")
-        self.axes[0].legend(loc="lower right", fontsize=8)
+        self.cdf = SurvivalView(self.axes[0])
+        self.mean = self.axes[0].axvline(1.0, color="k", lw=1.2, label="mean of this run")
+        self.cdf.add_line(self.mean)
         self.drivers = f.DriverBars(self.axes[1])
 
     def draw(self, r, prev):
         mean_ms = r["summary"]["latency_s"]["mean"] * 1e3
-        self.cdf.update(lat_ms(r), lat_ms(prev), np.array([mean_ms]))
+        self.cdf.update(lat_ms(r), lat_ms(prev), values=[mean_ms])
         self.mean.set_xdata([mean_ms, mean_ms])
+        self.cdf.set_label(self.mean, f"mean of this run {mean_ms:.3g} ms")
         self.drivers.show(r["summary"], prev["summary"] if prev else None)
 
     def text(self, r):
@@ -124,7 +151,7 @@ class FusionPanel(Panel):
         spill_mib = s["spill_bytes_per_request"] / 2**20
         return (f"launches per request {s['launches_per_request']:.2f}, spill {spill_mib:.1f} MiB per request, "
                 f"mean latency {s['latency_s']['mean'] * 1e3:.3f} ms\n"
-                + f.latency_text({"latency": r["trace"]}) + "\n" + f.drivers_text(s))
+                + f.latency_text({"latency": r["trace"]}) + "\n" + f.drivers_text(s, words=True))
 
 
 def hit_rate_series(r: dict, bins: int = 20) -> tuple[np.ndarray, np.ndarray]:

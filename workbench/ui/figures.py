@@ -16,7 +16,7 @@ from matplotlib.ticker import Formatter, LogLocator, NullFormatter, NullLocator
 
 from workbench.analysis.metrics import DRIVERS
 from workbench.runtime.trace import Trace
-from workbench.ui.layers import nice_ceil, nice_floor, steady_lim
+from workbench.ui.layers import nice_ceil, nice_floor
 from workbench.ui.palette import BASELINE, BASELINE_ALPHA, CAUSES, CURRENT, SECOND, cause_color
 
 COLORS = (CURRENT, SECOND, CAUSES["service"], CAUSES["memory_contention"], CAUSES["core_imbalance"], BASELINE)
@@ -127,9 +127,11 @@ def tail_drivers(ax, summaries: dict[str, dict]) -> None:
     ax.legend(fontsize=8)
 
 
-def drivers_text(summary: dict) -> str:
-    """The tail drivers as one line."""
-    return "tail drivers: " + ", ".join(f"{d} {summary['tail_drivers'][d]:.0%}" for d in DRIVERS)
+def drivers_text(summary: dict, words: bool = False) -> str:
+    """The tail drivers as one line (``words``: "memory contention", as the panels print them; the notebooks'
+    checked outputs keep the summary's keys)."""
+    return "tail drivers: " + ", ".join(f"{d.replace('_', ' ') if words else d} {summary['tail_drivers'][d]:.0%}"
+                                        for d in DRIVERS)
 
 
 def queue_depth(ax, trace: Trace, label: str = "") -> None:
@@ -245,41 +247,11 @@ def log_limits(*arrays: np.ndarray, pad: float = 1.15) -> tuple[float, float]:
     return (lo, hi) if hi > lo else (lo / 2, lo * 2)
 
 
-class CdfView:
-    """A latency CDF on a log axis: the current run (blue, p50/p95/p99 marks) over the previous one (faint grey).
-
-    Built once; :meth:`update` moves the lines and marks (no ``ax.clear``, no new artists).
-    """
-
-    def __init__(self, ax, current: str = "this run", previous: str = "previous setting"):
-        self.ax = ax
-        (self.prev,) = ax.plot([], [], color=BASELINE, alpha=BASELINE_ALPHA, lw=2.2, label=previous, zorder=1)
-        (self.cur,) = ax.plot([], [], color=CURRENT, lw=1.4, label=current, zorder=3)
-        self.marks = [ax.axvline(1.0, color=CURRENT, ls=ls, lw=0.8, zorder=2) for _, ls in MARKS]
-        ax.set_xscale("log")
-        plain_log(ax.xaxis)
-        ax.set_ylim(0, 1.02)
-        ax.set_xlabel("latency (ms); p50 dotted, p95 dashed, p99 solid")
-        ax.set_ylabel("CDF")
-        ax.grid(alpha=0.3)
-        ax.legend(loc="lower right", fontsize=8)
-
-    def update(self, lat_ms: np.ndarray, prev_ms: np.ndarray | None = None, *extra: np.ndarray) -> None:
-        """Redraw with sorted latencies (ms) of this run and of the previous one (None: none yet)."""
-        prev_ms = np.zeros(0) if prev_ms is None else prev_ms
-        self.cur.set_data(*cdf_xy(lat_ms))
-        self.prev.set_data(*cdf_xy(prev_ms))
-        for line, (q, _) in zip(self.marks, MARKS, strict=True):
-            x = float(sorted_quantiles(lat_ms, q / 100)) if len(lat_ms) else np.nan
-            line.set_xdata([x, x])
-        steady_lim(self.ax, "x", *log_limits(lat_ms, prev_ms, *extra))
-
-
 class Bars:
     """Vertical (or, with ``horizontal``, horizontal) bars: current in ``color`` over the previous run in faint grey."""
 
     def __init__(self, ax, n: int, color: str = CURRENT, horizontal: bool = False, width: float = 0.8,
-                 label: str = "this run", previous: str = "previous setting"):
+                 label: str = "this run", previous: str = "baseline"):
         self.ax, self.horizontal = ax, horizontal
         x = np.arange(n)
         draw = ax.barh if horizontal else ax.bar
@@ -297,7 +269,7 @@ class Bars:
 class DriverBars(Bars):
     """Tail-driver shares (current over previous), one row per driver coloured by cause (the x label names the grey)."""
 
-    def __init__(self, ax, label: str = "this run", previous: str = "previous setting"):
+    def __init__(self, ax, label: str = "this run", previous: str = "baseline"):
         super().__init__(ax, len(DRIVERS), horizontal=True, label=label, previous=previous)
         for patch, d in zip(self.cur.patches, DRIVERS, strict=True):
             patch.set_color(cause_color(d))

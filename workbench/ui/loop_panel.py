@@ -20,8 +20,8 @@ import numpy as np
 from workbench.analysis.metrics import summarize
 from workbench.feedback.guard import Effect, LoopResult, closed_loop
 from workbench.ui import figures as f
-from workbench.ui.palette import BASELINE, BASELINE_ALPHA
 from workbench.ui.panel import Panel, builtin, dropdown, slider, with_rate
+from workbench.ui.survival import SurvivalView, percentile_values, survival_xy
 
 SCENARIOS = ["shape_drift", "fusion_memory_bursts", "placement_skew", "priority_two_streams", "pinned_tradeoff"]
 TRADEOFF_RATES = {"hot": 990.0, "warm": 990.0, "cold": 1000.0}  # req/s
@@ -63,7 +63,13 @@ class ClosedLoopPanel(Panel):
     A new scenario runs the baseline plus one simulation per action (and one for their
     combination), each ``requests`` long, so that change is slower than the other panels';
     a new threshold re-guards the runs already made (they are deterministic per seed).
+
+    Left, as survival curves: the loop's own run before retuning (grey) and after it (blue), and,
+    dashed, the after-run of the kept setting (the first threshold, until "reset baseline"). A new
+    scenario is another workload: the panel says so, compares nothing across it, and keeps the new run.
     """
+
+    baseline_keys = ("scenario",)  # another scenario is another workload: nothing is compared across it
 
     def __init__(self, **overrides):
         self._runs: dict[str, tuple] = {}  # repr(scenario) -> (trace, summary)
@@ -94,17 +100,24 @@ class ClosedLoopPanel(Panel):
         return getattr(loop, "summary", None)
 
     def layout(self):
-        self.cdf = f.CdfView(self.axes[0], current="after retuning", previous="baseline")
-        (self.prev_after,) = self.axes[0].plot([], [], ":", color=BASELINE, alpha=BASELINE_ALPHA, lw=1.5,
-                                               label="after, previous setting")
-        self.axes[0].legend(loc="lower right", fontsize=8)
-        self.drivers = f.DriverBars(self.axes[1], label="after", previous="baseline")
+        self.cdf = SurvivalView(self.axes[0], current="after retuning", baseline="before")
+        (self.kept_after,) = self.axes[0].plot([], [], ls=(0, (3, 1.5)), color="#555555", lw=1.3,
+                                               label="after, kept setting")
+        self.cdf.add_line(self.kept_after)
+        self.drivers = f.DriverBars(self.axes[1], label="after", previous="before retuning")
 
-    def draw(self, loop, prev):
-        after, base = f.latencies_ms(loop.final), f.latencies_ms(loop.baseline)
-        old = f.latencies_ms(prev.final) if prev is not None else np.zeros(0)
-        self.cdf.update(after, base, old)
-        self.prev_after.set_data(*f.cdf_xy(old))
+    def draw(self, loop, kept):
+        """The loop's own before (grey) and after (blue), and the after of the kept setting (dashed, until reset)."""
+        after, before = f.latencies_ms(loop.final), f.latencies_ms(loop.baseline)
+        old = f.latencies_ms(kept.final) if kept is not None else np.zeros(0)
+        self.cdf.update(after, before, others=[old])
+        self.kept_after.set_data(*survival_xy(old))
+        if kept is None:
+            self.cdf.set_label(self.kept_after, "after, kept setting: as this run")
+        else:
+            p = percentile_values(old)
+            self.cdf.set_label(self.kept_after, f"after, at threshold {kept.summary['loop']['threshold']:.2f}: "
+                                                f"p99 {p[2]:.3g} ms")
         self.drivers.show(loop.final_summary, loop.baseline_summary)
 
     def text(self, loop):

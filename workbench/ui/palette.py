@@ -1,14 +1,14 @@
 """One visual language for every notebook, panel, report and trace picture.
 
-One colour per cause, the same wherever the cause is drawn; the baseline (or the
-previous setting) is always grey and drawn faintly under the current run, which is
+One colour per cause, the same wherever the cause is drawn; the baseline (the run a
+panel keeps until reset, the run before retuning) is always grey and drawn faintly under the current run, which is
 always ``CURRENT``. Colour-blind-safe hues (Okabe-Ito), so red/green never carry the
 meaning alone: lines also differ in style and every mark is labelled.
 """
 
 from __future__ import annotations
 
-BASELINE = "#9a9a9a"  # grey: the baseline, the previous setting, the run before retuning
+BASELINE = "#9a9a9a"  # grey: the baseline, a panel's kept run, the run before retuning
 BASELINE_ALPHA = 0.55
 CURRENT = "#0072b2"  # blue: the run being looked at now, the run after retuning
 SECOND = "#d55e00"  # vermillion: a second run compared side by side (a second stream, a variant)

@@ -1,13 +1,17 @@
 """The panel pattern: controls -> a library run -> one figure redrawn in place + a text summary.
 
 A panel owns one matplotlib figure for its life: ``layout()`` creates its axes' artists
-once and ``draw(result, previous)`` only moves them (``set_data``, bar heights, titles,
-limits), with the previous run drawn faintly in grey under the current one. The PNG
+once and ``draw(result, baseline)`` only moves them (``set_data``, bar heights, titles,
+limits), with the baseline drawn faintly in grey under the current run. The baseline is
+the first run, kept while the learner changes controls, until they press "reset baseline"
+(then the current run becomes it) or change a control in ``baseline_keys`` (a change that
+makes the two runs incomparable, such as another scenario: the panel says so). The PNG
 goes to an ``ipywidgets.Image`` whose value is replaced on each change, so the view
 updates in place. Sliders use ``continuous_update=False`` (one run per release, not per
 pixel); a run is ``requests`` long (53,000: 50,000 measured, a p99 over 500 samples). The text says
 "running..." while a run is in progress, then the panel's numbers, one line on what
-the change did (:func:`workbench.ui.compare.what_changed`) and, always, refused requests
+the latest change did against the run before it (:func:`workbench.ui.compare.what_changed`,
+naming the control by its label, never by its key) and, always, refused requests
 and overload. A configuration the library refuses shows its message and keeps the
 last image. Every change is timed from the value change to the finished PNG
 (``timings_s``, wall; ``cpu_s``, process CPU). Where no widget front end exists
@@ -57,17 +61,19 @@ def dropdown(options, value, label: str) -> w.Dropdown:
 
 
 class Panel:
-    """Base class: subclasses define ``controls()``, ``run(**values)``, ``layout()``, ``draw(result, previous)``
+    """Base class: subclasses define ``controls()``, ``run(**values)``, ``layout()``, ``draw(result, baseline)``
     and ``text(result)``; ``summary_of(result)`` when the run's summary is not ``result["summary"]``."""
 
     figure_size = (10.0, 3.4)
     ncols = 2
+    baseline_keys: tuple[str, ...] = ()  # controls whose change starts a new baseline (runs not comparable)
     requests = 53_000  # per run: 50,350 measured after the 5 % warm-up, so p99 rests on 500 requests
 
     def __init__(self, **overrides: Any):
         from workbench.ui.figures import new_figure
 
         self.fig, self.axes = new_figure(self.ncols, *self.figure_size)
+        self.fig.subplots_adjust(left=0.08)  # a y label beside 5-digit tick labels fits (tests/test_panel_labels.py)
         self.canvas = LayeredCanvas(self.fig)  # the frame is kept between changes; what moves is drawn over it
         self._plans: dict[str, Any] = {}  # compiled plans by their inputs: a change of load reuses the plan
         self.ctrl: dict[str, w.Widget] = self.controls()
@@ -78,16 +84,22 @@ class Panel:
         self.timings_s: list[float] = []
         self.cpu_s: list[float] = []
         self.result: Any = None
-        self.previous: Any = None  # the run before ``result`` (drawn faintly, compared in the text)
+        self.previous: Any = None  # the run before ``result`` (compared in the text)
+        self.baseline: Any = None  # the kept run drawn in grey (the first run, until reset)
         self._settings: dict[str, Any] = {}
         self._previous_settings: dict[str, Any] = {}
+        self._baseline_settings: dict[str, Any] = {}
+        self.baseline_note: str = ""  # why the baseline last moved, said once under the change line
         self.changed: str = ""  # the control whose change started the latest run
         self.change_line: str = ""
         self.error: str = ""
         self.layout()
         for c in self.ctrl.values():
             c.observe(self._changed, names="value")
-        boxes = list(self.ctrl.values())
+        self.reset = w.Button(description="reset baseline", tooltip="make this run the grey baseline",
+                              layout=w.Layout(width="auto"))
+        self.reset.on_click(lambda _: self.reset_baseline())
+        boxes = [*self.ctrl.values(), self.reset]
         rows = [w.HBox(boxes[i:i + 3]) for i in range(0, len(boxes), 3)]
         self.widget = w.VBox([*rows, self.image, self.summary])
         self.update()
@@ -103,8 +115,8 @@ class Panel:
         """Create every artist once (lines, bars, titles, legends) on ``self.axes``."""
         raise NotImplementedError
 
-    def draw(self, result: Any, previous: Any) -> None:
-        """Move the artists to ``result`` (and ``previous``, the run before it, or None)."""
+    def draw(self, result: Any, baseline: Any) -> None:
+        """Move the artists to ``result`` over ``baseline``, the kept run (None while the baseline is ``result``)."""
         raise NotImplementedError
 
     def text(self, result: Any) -> str:
@@ -155,26 +167,55 @@ class Panel:
         if self.result is not None:
             self.previous, self._previous_settings = self.result, self._settings
         self.result, self._settings = result, values
-        self.draw(result, self.previous)
-        self.image.value = self.canvas.png()
+        moved = [k for k in self.baseline_keys if self._baseline_settings.get(k, values.get(k)) != values.get(k)]
+        self.baseline_note = ""
+        if self.baseline is None or moved:
+            self.baseline, self._baseline_settings = result, values
+            if moved:
+                k = moved[0]
+                self.baseline_note = (f"{self.label(k)} changed ({self._previous_settings.get(k)} -> {values[k]}): "
+                                      f"nothing is compared across it, and the kept baseline is now this run")
+        self._redraw()
         self.change_line = self._compare()
         self.summary.value = f"<pre>{html.escape(self.full_text(result))}</pre>"
         self.timings_s.append(time.perf_counter() - start)
         self.cpu_s.append(time.process_time() - cpu)
 
+    def _redraw(self) -> None:
+        """Draw the current run over the baseline (none when the baseline is this run) and render the PNG."""
+        self.draw(self.result, None if self.baseline is self.result else self.baseline)
+        self.image.value = self.canvas.png()
+
+    def reset_baseline(self) -> None:
+        """Make the current run the grey baseline (the "reset baseline" button); nothing is re-run."""
+        if self.result is None:
+            return
+        self.baseline, self._baseline_settings = self.result, self._settings
+        self.baseline_note = "baseline reset: the grey curves are now this run"
+        self._redraw()
+        self.summary.value = f"<pre>{html.escape(self.full_text(self.result))}</pre>"
+
+    def label(self, key: str) -> str:
+        """A control's label, as the learner reads it ("SRAM per core (MiB)", not ``sram_mib``)."""
+        c = self.ctrl.get(key)
+        return c.description if c is not None and c.description else key.replace("_", " ")
+
     def _compare(self) -> str:
         cur = self.summary_of(self.result)
         if cur is None:
             return ""
+        if any(self._previous_settings.get(k) != self._settings.get(k) for k in self.baseline_keys
+               if self.previous is not None):
+            return ""  # another scenario: the baseline note says so, and nothing is compared across it
         prev = self.summary_of(self.previous) if self.previous is not None else None
         return what_changed(None if prev is None else {**prev, "settings": self._previous_settings},
-                            {**cur, "settings": self._settings}, self.changed)
+                            {**cur, "settings": self._settings}, self.changed, self.label(self.changed))
 
     def full_text(self, result: Any) -> str:
         """The panel's text, what the last change did, then what a learner must never miss: refusals and overload."""
         summary = self.summary_of(result)
         status = f.status_text(summary) if isinstance(summary, dict) else ""
-        change = self.change_line if result is self.result else ""
+        change = "\n".join(x for x in (self.change_line, self.baseline_note) if x) if result is self.result else ""
         return self.text(result) + "".join(f"\n{line}" for line in (change, status) if line)
 
     def show_static(self) -> None:

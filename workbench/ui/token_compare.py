@@ -6,11 +6,12 @@ goodput) or says "no effect" and why, from the two summaries and the setting cha
 
 from __future__ import annotations
 
-from workbench.ui.compare import NOISE, _moved, ratio_words
+from workbench.ui.compare import NOISE, _moved, _words, ratio_words
 
 
-def token_what_changed(prev: dict | None, cur: dict, setting: str = "") -> str:
-    """One line comparing two :func:`~workbench.serving.metrics.summarize_tokens` summaries."""
+def token_what_changed(prev: dict | None, cur: dict, setting: str = "", label: str = "") -> str:
+    """One line comparing two :func:`~workbench.serving.metrics.summarize_tokens` summaries (``setting``: the
+    changed control's key; ``label``: its label, the name the line shows)."""
     if prev is None:
         return "first run: change a control to see what it does"
     parts = []
@@ -27,10 +28,10 @@ def token_what_changed(prev: dict | None, cur: dict, setting: str = "") -> str:
         parts.append(f"goodput {gp:.0%} -> {gc:.0%}".replace("%", " %"))
     if parts:
         return "what changed: " + "; ".join(parts)
-    return "no effect: " + _why(prev, cur, setting)
+    return "no effect: " + _why(prev, cur, setting, label)
 
 
-def _why(prev: dict, cur: dict, setting: str) -> str:
+def _why(prev: dict, cur: dict, setting: str, label: str = "") -> str:
     s = setting.lower()
     kv_max = max(prev["kv_utilisation"]["max"], cur["kv_utilisation"]["max"])
     if ("block" in s or "kv" in s) and kv_max < 1.0 and not cur["preemptions"]:
@@ -42,4 +43,4 @@ def _why(prev: dict, cur: dict, setting: str) -> str:
         return ("every waiting prompt fitted the iteration it arrived for, so the order in which they were taken "
                 "never mattered")
     return (f"TTFT, TPOT and ITL p99, tokens/s and goodput all within {NOISE:.0%} of before; "
-            f"{setting or 'this setting'} did not bind").replace("%", " %")
+            f"{_words(setting, label)} did not bind").replace("%", " %")
