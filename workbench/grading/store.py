@@ -3,7 +3,9 @@
 The database lives in the user's data folder (``$XDG_DATA_HOME/workbench`` or
 ``~/.local/share/workbench``), or where ``--db`` or ``$WORKBENCH_DB`` say. It runs in
 WAL mode with a busy timeout, so two sessions can write at once; each attempt is one
-transaction, so a session killed mid-way loses at most the attempt it was typing.
+transaction, so a session killed mid-way loses at most the attempt it was typing. The
+notebooks' prediction widget (:mod:`workbench.ui.prediction_widget`) commits each prediction
+to a table of its own, ``predictions``, read back as strictly as the attempts.
 
 Our stores carry a marker (``PRAGMA application_id`` and ``user_version``). An existing
 file is first opened read-only and checked: a store of ours (the marker and exactly our
@@ -56,7 +58,15 @@ CREATE TABLE IF NOT EXISTS interviews (
     attempt INTEGER PRIMARY KEY REFERENCES attempts (id),
     transcript TEXT NOT NULL    -- JSON: {completed, turns: [{role, text, at, element?, answered?, retry?, supplied?}]}
 );
+CREATE TABLE IF NOT EXISTS predictions (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    question TEXT NOT NULL,     -- e.g. "02.1"
+    committed_at REAL NOT NULL, -- unix time, s
+    kind TEXT NOT NULL,         -- number, choice or ranking
+    prediction TEXT NOT NULL    -- JSON: a number, an option, or a list of items in order
+);
 """
+PREDICTION_KINDS = ("number", "choice", "ranking")
 SIDECARS = ("-wal", "-shm")  # files SQLite keeps beside a WAL-mode database
 UNTOUCHED = "it was left untouched"
 
@@ -92,7 +102,7 @@ def classify_db(conn: sqlite3.Connection) -> str:
     """``ours``, ``legacy`` (our schema, no marker), ``empty``, or why the database is not ours.
 
     Our schema means exactly: every object is one :data:`SCHEMA` creates, with the same SQL
-    (an older store may lack ``interviews``); a trigger, view, index or constraint of anyone
+    (an older store may lack ``interviews`` or ``predictions``); a trigger, view, index or constraint of anyone
     else's makes the database foreign, marker or not.
     """
     app = conn.execute("PRAGMA application_id").fetchone()[0]
@@ -218,7 +228,7 @@ class Store:
                 if kind != "ours":
                     self.conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
                     self.conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-                for statement in SCHEMA.split(";"):  # every table IF NOT EXISTS: an older store gains interviews
+                for statement in SCHEMA.split(";"):  # every table IF NOT EXISTS: an older store gains the new ones
                     if statement.strip():
                         self.conn.execute(statement)
                 self.conn.execute("COMMIT")
@@ -293,6 +303,66 @@ class Store:
         except (sqlite3.Error, ValueError) as e:
             raise ConfigError(f"interviews row {attempt}", "transcript", f"cannot be read ({e})", str(self.path)) \
                 from None
+
+    def save_prediction(self, question: str, kind: str, prediction: object) -> int:
+        """Record one committed prediction (before its answer is shown), in one transaction; return its id."""
+        if self.conn is None:
+            raise ConfigError("--db", str(self.path), "was opened read-only")
+        if kind not in PREDICTION_KINDS:
+            raise ValueError(f"kind must be one of {', '.join(PREDICTION_KINDS)}, not {kind!r}")
+        try:
+            with self.conn:
+                self.conn.execute("BEGIN IMMEDIATE")
+                cur = self.conn.execute(
+                    "INSERT INTO predictions (question, committed_at, kind, prediction) VALUES (?, ?, ?, ?)",
+                    (question, time.time(), kind, json.dumps(prediction, allow_nan=False)))
+                return int(cur.lastrowid)
+        except sqlite3.Error as e:
+            raise ConfigError("--db", str(self.path), f"could not save the prediction ({e})") from None
+
+    def predictions(self, question: str | None = None) -> list[dict]:
+        """Committed predictions (of ``question``, or all), oldest first; a malformed row is one :class:`ConfigError`.
+
+        A store from before predictions were kept has no such table: it has none.
+        """
+        if self.conn is None:
+            return []
+        try:
+            if not self.conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'predictions'") \
+                    .fetchone():
+                return []
+            rows = self.conn.execute("SELECT id, question, committed_at, kind, prediction FROM predictions "
+                                     "ORDER BY committed_at, id").fetchall()
+        except sqlite3.Error as e:
+            raise ConfigError("--db", str(self.path), f"cannot read the predictions ({e})") from None
+        out = [self._prediction_row(r) for r in rows]
+        return [p for p in out if question is None or p["question"] == question]
+
+    def _prediction_row(self, r: tuple) -> dict:
+        def bad(column: str, value: object, why: str) -> ConfigError:
+            return ConfigError(f"predictions row {r[0]}: {column}", value, f"{why} (malformed row)", str(self.path))
+
+        rid, question, committed, kind, raw = r
+        if not isinstance(question, str) or not question:
+            raise bad("question", question, "must be non-empty text")
+        if isinstance(committed, bool) or not isinstance(committed, int | float) \
+                or not (math.isfinite(committed) and 0 <= committed <= MAX_TIME_S):
+            raise bad("committed_at", committed, "must be a unix time between 1970 and 3000")
+        if kind not in PREDICTION_KINDS:
+            raise bad("kind", kind, f"must be one of {', '.join(PREDICTION_KINDS)}")
+        try:
+            value = json.loads(raw) if isinstance(raw, str) else None
+        except (ValueError, RecursionError):
+            value = None
+        fits = {"number": isinstance(value, int | float) and not isinstance(value, bool)
+                and math.isfinite(value),
+                "choice": isinstance(value, str) and bool(value),
+                "ranking": isinstance(value, list) and bool(value) and all(isinstance(v, str) for v in value)
+                and len(set(value)) == len(value)}[kind]
+        if not fits:
+            raise bad("prediction", raw, f"must be the JSON of a {kind} prediction")
+        return {"id": rid, "question": question, "committed_at": float(committed), "kind": kind,
+                "prediction": value}
 
     def element_rates(self, drill: str | None = None) -> dict[str, float | None]:
         """Share of attempts in which each element was present (None with no attempts)."""

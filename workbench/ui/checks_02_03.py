@@ -115,6 +115,17 @@ def best_depth_p95(panel, max_depth: Any) -> str:
     return _verdict_with((max_depth,), "a whole number of ops per kernel", test, hint)
 
 
+def lowest_p95_depth(panel) -> tuple[int, str]:
+    """02, exercise 2 as a prediction's answer: (the cap on ops per kernel with the lowest p95, why), run on demand."""
+    graph = transformer_block(**BLOCK)
+    top = max(len(k.nodes) for k in fuse_ops(graph, "aggressive", attention=FUSION_AT["attention"]))
+    p95 = {d: fusion_p95_ms(panel, max_depth=d) for d in range(1, top + 1)}
+    best = min(p95, key=p95.get)
+    shown = ", ".join(f"{d}: {v:.2f} ms" for d, v in p95.items())
+    return best, (f"under load the cap that moves the fewest HBM bytes per batch wins, since the cores' bursts "
+                  f"collide in the shared HBM (p95 by cap: {shown}; {top} is the uncapped plan)")
+
+
 LONE = {"batch": 1, "seq": 512}  # 02, exercise 3: one request of the stream's median length, alone
 
 
