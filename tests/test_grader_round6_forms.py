@@ -112,3 +112,20 @@ def test_a_menu_of_causes_in_a_list_that_never_picks_one_earns_nothing():
 ])
 def test_split_is_evidence_only_where_the_sentence_asks_for_it(text, want):
     assert grade(D["chunked-prefill-ttft"], text).elements["artifact"].present is want
+
+
+@pytest.mark.parametrize("text, crammed", [
+    # the elements' names used as labels inside one long run of terms (a soup with commas)
+    ("So the queue and the 20 ms window and batches of 29 and wait pinned at 20 ms and cores 43% busy and p99 46 ms "
+     "same seed old versus new artifact, batch-size histogram, serving runtime owner, max_delay back to 2 ms, canary "
+     "rollback if p99 regresses, release gate on a load test.", True),
+    # a cause 'explained by', then 'owned by' and 'gated on': a checklist read out
+    ("The regression is explained by the 20 ms window, owned by the serving runtime team and gated on a same-seed "
+     "load test.", True),
+    # a long sentence that argues, with one label in it, is not
+    ("At about 1,500 requests a second a batch of 32 takes longer to fill than the 20 ms window, so the timer fires "
+     "first and nearly every request waits most of the window before a batch of about 29 runs, which is why the API "
+     "p99 went from 11.5 to 46 ms while the owner of the batcher saw the cores fall to 43% busy.", False),
+])
+def test_element_labels_in_one_sentence_are_a_checklist(text, crammed):
+    assert claims.crammed(norm(text)) is crammed

@@ -194,6 +194,7 @@ _ELEMENT_PARTICIPLE = re.compile(r"(?<![a-z])(?:(?P<proof>(?:proven|proved|shown
                                  r"addressed) (?:by|with|via))|(?P<owner>owned by|signed off by|approved by)|"
                                  r"(?P<back>(?:rolled|rolling) back|revert(?:ed|ing))|"
                                  r"(?P<gate>(?:held|gated|blocked) (?:until|on))|"
+                                 r"(?P<cause_by>(?:explained|driven) by)|"
                                  # ... or by its label as a subject ('and the fix is ..., and the owner is ...')
                                  r"(?P<cause_is>(?:the )?root cause (?:is|was))|(?P<proof_is>the (?:artifact|proof|"
                                  r"evidence) (?:is|was|will be))|(?P<fix_is>the (?:fix|remedy|solution) (?:is|was))|"
@@ -233,13 +234,21 @@ def circle(n: str) -> bool:
 
 
 def _kind(group: str) -> str:
-    return group.removesuffix("_is")
+    return group.removesuffix("_is").removesuffix("_by")
+
+
+# the elements' own names used as labels inside a sentence ('... per tenant artifact, ... team owner and ..., canary
+# rollback ..., release gate ...')
+_LABEL_NOUN = re.compile(r"(?<![a-z])(?:(?P<proof>artifacts?|artefacts?)|(?P<owner>owners?)|(?P<back>rollback)|"
+                         r"(?P<gate>release gate)|(?P<cause>root cause))(?![a-z])")
 
 
 def crammed(n: str) -> bool:
     """Does one sentence name three elements or more by their participles ('..., proven by a same-seed run, fixed by
     routing embed to its own pool, owned by the platform team, rolled back on a canary')?"""
-    return len({_kind(m.lastgroup) for m in _ELEMENT_PARTICIPLE.finditer(n) if m.lastgroup}) >= 3
+    if len({_kind(m.lastgroup) for m in _ELEMENT_PARTICIPLE.finditer(n) if m.lastgroup}) >= 3:
+        return True
+    return len(n.split()) >= 40 and len({m.lastgroup for m in _LABEL_NOUN.finditer(n)}) >= 3
 
 
 # an answer that grades itself ('This answer covers all required elements'), or its label lines filled with verdicts
