@@ -20,12 +20,14 @@ from workbench.ui.compiler_panels import FusionPanel, ShapeEnvelopePanel
 from workbench.ui.loop_panel import ClosedLoopPanel
 from workbench.ui.runtime_panels import BatchingPanel, FairnessPanel, ResidencyPanel
 from workbench.ui.serving_panel import ServingPanel
+from workbench.ui.tour_panel import TourDriftPanel
 
 TOUCH = 0.5  # px: boxes closer than this may touch, not overlap
 
 CHANGES = {ShapeEnvelopePanel: ("median", 700), FusionPanel: ("fusion", "elementwise"),
            BatchingPanel: ("max_delay_ms", 8.0), FairnessPanel: ("placement", "pinned"),
-           ResidencyPanel: ("hbm_gib", 40), ClosedLoopPanel: ("threshold", 0.3), ServingPanel: ("chunked", True)}
+           ResidencyPanel: ("hbm_gib", 40), ClosedLoopPanel: ("threshold", 0.3), ServingPanel: ("chunked", True),
+           TourDriftPanel: ("drift", True)}
 
 
 def _in_view(axis, loc: float) -> bool:

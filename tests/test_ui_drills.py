@@ -100,3 +100,31 @@ def test_a_drill_switch_clears_the_old_evidence_at_once_and_says_it_is_running()
     assert seen[0][0] == RUNNING and "aggressive fusion" in seen[0][1]  # cleared before the prompt even changed
     assert old not in [value for value, _ in seen]
     assert "p99 ms" in panel.evidence.value and panel.evidence.value != old  # the new drill's evidence
+
+
+def test_drill_figures_draw_the_evidence_the_grades_and_the_progress(tmp_path):
+    from workbench.grading.drills import load_drills
+    from workbench.grading.grader import WEIGHTS, grade
+    from workbench.grading.practice import prepare
+    from workbench.grading.store import Store
+    from workbench.ui import checks_06_07 as checks
+    from workbench.ui import drill_figures as df
+
+    d = load_drills()["fusion-memory-bursts"]
+    ev = prepare(d, figure_dir=tmp_path)
+    fig = df.evidence_figure(ev.summaries)
+    bars = [b for b in fig.axes[0].patches]
+    assert len(bars) == 3 * len(df.STATS)  # baseline, regressed, fixed at each statistic
+    assert abs(bars[len(df.STATS) + 3].get_height() - ev.summaries["reg"]["latency_s"]["p99"] * 1e3) < 1e-9
+    weak, strong = grade(d, "It is probably memory."), grade(d, checks.PARTIAL_ANSWER)
+    fig = df.grade_figure({"weak": weak, "partial": strong})
+    filled = [p for p in fig.axes[0].patches if p.get_facecolor()[:3] != (1.0, 1.0, 1.0)]
+    assert len(fig.axes[0].patches) == 2 * len(WEIGHTS)
+    assert len(filled) == sum(e.present for g in (weak, strong) for e in g.elements.values())
+    store = Store(tmp_path / "p.sqlite3")
+    for answer in ("It is probably memory.", checks.PARTIAL_ANSWER):
+        store.save(grade(d, answer), answer, 0.0)
+    attempts = store.attempts()
+    store.close()
+    fig = df.progress_figure(attempts)
+    assert [b.get_height() for b in fig.axes[0].patches] == [a["score"] for a in attempts]

@@ -261,3 +261,21 @@ def test_pad_past_the_largest_bucket_says_it_refuses_like_reject():
     panel.ctrl["drift_to"].value = 128  # everything fits a bucket: nothing refused, nothing to say
     assert panel.result["summary"]["rejected_by"]["out_of_envelope"] == 0
     assert "exactly as under reject" not in panel.summary.value
+
+
+def test_tour_panel_drift_switch_reproduces_the_tour_and_keeps_the_baseline():
+    from workbench.analysis.metrics import summarize
+    from workbench.pipeline import run_scenario
+    from workbench.scenario import load_scenario
+    from workbench.ui.tour_panel import TourDriftPanel
+
+    p = TourDriftPanel()
+    steady = p.result["summary"]
+    assert p.ctrl["drift_to"].disabled and "no drift" in p.summary.value
+    p.ctrl["drift"].value = True
+    drift = p.result["summary"]
+    assert not p.ctrl["drift_to"].disabled and p.baseline["summary"] is steady  # the grey run stays the first
+    assert drift["latency_s"]["p99"] == summarize(run_scenario(load_scenario("shape_drift")))["latency_s"]["p99"]
+    assert drift["tail_drivers"]["mapping_fallback"] > 2 * steady["tail_drivers"]["mapping_fallback"]
+    p.ctrl["drift_to"].value = 500  # a drift that ends near the envelope's edge: a smaller tail
+    assert p.result["summary"]["latency_s"]["p99"] < drift["latency_s"]["p99"]
