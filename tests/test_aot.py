@@ -80,14 +80,19 @@ def test_the_signatures_are_what_numba_infers_for_the_callers_arguments(monkeypa
     from workbench.serving.engine import simulate_tokens
 
     seen: dict[str, list] = {name: [] for name in ENTRIES}
-    original = aot.kernel
+    original, original_for = aot.kernel, aot.kernel_for
 
     def recording(name: str, path: str = "auto"):
         fn = original(name, path)
         return lambda *args: seen[name].append(args) or fn(*args)
 
+    def recording_for(name: str, path: str, first: tuple):
+        fn = original_for(name, path, first)
+        return lambda *args: seen[name].append(args) or fn(*args)
+
     monkeypatch.setattr(driver, "kernel", recording)
     monkeypatch.setattr(aot, "kernel", recording)  # the plan's cost model
+    monkeypatch.setattr(aot, "kernel_for", recording_for)  # the token loop: its types checked once a run
     for name in ("shape_drift", "placement_skew", "memory_residency", "mm1"):
         run_scenario(dataclasses.replace(load_scenario(name), requests=500))
     simulate_tokens(dataclasses.replace(load_scenario("llm_kv_pressure").run, requests=200))

@@ -24,6 +24,7 @@ from workbench import aot
 from workbench.errors import ConfigError
 from workbench.hardware import Hardware
 from workbench.serving.config import Decoder, KVConfig, LengthLaw, SchedulerConfig, Surge, Tenant, TokenBuckets
+from workbench.serving.cost import IterationCost
 from workbench.serving.engine import ServingRun, check_run, simulate_tokens
 
 PATHS = aot.paths()
@@ -33,6 +34,14 @@ if not PATHS:
 SMALL = Decoder(layers=4, d_model=512, heads=4, d_ff=2048)
 # the model card's options: grouped-query attention, a gated MLP, a vocabulary (embedding and LM head)
 CARDS = (SMALL, Decoder(layers=3, d_model=512, heads=8, d_ff=1536, kv_heads=2, gated_mlp=True, vocab=5000))
+
+
+def both_loops(run: ServingRun, path: str):
+    """(reference, compiled) traces of ``run``, the compiled loop first on an empty dense-cost memo, so that it
+    prices every row count itself (after the reference, it would be handed the reference's own figures)."""
+    IterationCost.of_run(run)._dense.clear()
+    fast = simulate_tokens(run, loop=path)
+    return simulate_tokens(run, loop="python"), fast
 
 
 def differences(a, b) -> list[str]:
@@ -89,9 +98,30 @@ def test_the_compiled_loop_equals_the_reference_bit_for_bit(path, run):
         check_run(run)
     except ConfigError:  # a run the workbench refuses before either loop starts
         return
-    ref, fast = simulate_tokens(run, loop="python"), simulate_tokens(run, loop=path)
+    ref, fast = both_loops(run, path)
     assert differences(ref, fast) == []
     assert fast.buckets == ref.buckets
+
+
+@pytest.mark.skipif(not aot.numba_installed(), reason="the kernel's pricing is called through numba's JIT")
+@pytest.mark.parametrize("card", CARDS)
+@pytest.mark.parametrize(("fusion", "cores", "efficiency", "attention"), [
+    ("none", 1, "fitted", "flash"), ("elementwise", 2, "ideal", "flash"), ("aggressive", 4, "fitted", "naive")])
+def test_the_kernel_prices_dense_kernels_as_the_cost_model_bit_for_bit(card, fusion, cores, efficiency, attention):
+    from workbench.serving import compiled_layout as K
+    from workbench.serving.compiled import dense_model
+    from workbench.serving.compiled_run import _dense
+
+    cost = IterationCost.of(card, Hardware(cores=cores, mma_rows=8), fusion, 1.7, efficiency)
+    if attention == "naive":  # the cost model's other attention (whole score matrices on chip)
+        plan = cost.plan
+        cost = dataclasses.replace(cost, plan=dataclasses.replace(
+            plan, options=dataclasses.replace(plan.options, attention="naive"), _memo={}), _dense={}, _facts={})
+    pi, pf = np.zeros(K.N_PI, np.int64), np.zeros(K.N_PF)
+    cm = dense_model(cost, pi, pf)
+    for generic in (False, True):
+        for rows in (*range(1, 70), 127, 128, 129, 511, 512, 513, 1000, 4096, 8191):
+            assert _dense(pi, pf, cm, rows, int(generic)) == cost.dense_seconds(rows, generic), (rows, generic)
 
 
 @pytest.mark.parametrize("path", PATHS)
@@ -100,7 +130,7 @@ def test_the_built_in_scenarios_run_the_same_on_both_loops(name, path):
     from workbench.scenario import load_scenario
 
     run = dataclasses.replace(load_scenario(name).run, requests=400)
-    ref, fast = simulate_tokens(run, loop="python"), simulate_tokens(run, loop=path)
+    ref, fast = both_loops(run, path)
     assert differences(ref, fast) == []
     assert int(ref.preemptions.sum()) == int(fast.preemptions.sum())
 

@@ -156,6 +156,18 @@ def kernel(name: str, path: str = "auto") -> Callable:
     return call
 
 
+def kernel_for(name: str, path: str, args: tuple) -> Callable:
+    """Entry point ``name`` by ``path`` for arguments of the types of ``args``, checked once here instead of at
+    every call as :func:`kernel`'s are: the build's function itself when ``args`` fit its signature (a loop that
+    re-enters a kernel with the same arrays pays the check once), else as :func:`kernel` picks."""
+    if path not in PATHS:
+        raise ValueError(f"kernel path must be one of {PATHS}, not {path!r}")
+    ext = extension(name) if path != "jit" else None
+    if ext is not None and fits(args, ENTRIES[name].args):
+        return getattr(ext, name)
+    return kernel(name, path)  # the JIT, or the build's refusal of these arguments
+
+
 def _jit(name: str) -> Callable:
     """The numba dispatcher of ``name`` (its stale machine code dropped first, once a process)."""
     entry = ENTRIES[name]

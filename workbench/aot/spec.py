@@ -52,7 +52,9 @@ ENTRIES = {
     "run_tokens": Entry("workbench.serving.compiled_run", (
         "i8:1", "f8:1", "i8:1", "f8:1", "i8:2", "f8:2", "f8:1",  # pi, pf, si, sf, q, g, token_s
         "i8:1", "i8:1", "i8:1", "i8:1", "i8:1", "i8:2", "i8:1",  # running, waiting, swapped, snapshot, decodes, pre,
-        "f8:2", "f8:2"), "i8", "workbench.serving.compiled:drop_stale_cache"),  # sizes; dense, rows
+        "f8:2",  # sizes; dense
+        _LOOP_W[:8] + ("i8:1", "i8:2", "f8:2", "f8:2", "f8:2"),  # cm: Flat tables, tiles, scratch, (kind, depth), out
+        "f8:2"), "i8", "workbench.serving.compiled:drop_stale_cache"),  # rows
 }
 
 _DTYPES = {"i8": np.dtype(np.int64), "i4": np.dtype(np.int32), "f8": np.dtype(np.float64)}

@@ -2,10 +2,13 @@
 
 :func:`simulate_compiled` returns the same :class:`~workbench.serving.engine.ServingTrace` as
 the readable loop, field for field and bit for bit (``tests/test_serving_compiled.py``). The
-kernel (:mod:`.compiled_run`, :mod:`.compiled_loop`) asks Python for two things only: the
-cost of one layer's dense kernels at a row count it has not priced yet (the same memoised
-:meth:`~workbench.serving.cost.IterationCost.dense_seconds` the readable loop calls) and more
-room for iteration rows. The kernel runs from the ahead-of-time build when there is one of
+kernel (:mod:`.compiled_run`, :mod:`.compiled_loop`) asks Python for one thing only: more
+room for iteration rows. It prices one layer's dense kernels at a row count it meets for the
+first time itself, from the compiler's flat cost tables
+(:meth:`~workbench.serving.cost.IterationCost.dense_tables`), as
+:meth:`~workbench.serving.cost.IterationCost.dense_seconds` prices it (a fresh process once
+returned to Python for each of ~900 row counts, ~0.6 s of the compiler's Python cost model
+on a 1M-token run). The kernel runs from the ahead-of-time build when there is one of
 the current sources (:mod:`workbench.aot`: no numba in the process), else by numba's JIT,
 imported on first use, its machine code cached on disk (the build is made at install;
 ``python -m workbench.runtime.compiled`` warms the JIT's cache by hand).
@@ -29,24 +32,44 @@ i8, f8 = np.int64, np.float64
 
 def drop_stale_cache() -> None:
     """numba checks a cached kernel against its own file only: drop both kernels' machine code when either
-    module or their layout changed (the kernel in compiled_run inlines the scheduler of compiled_loop)."""
+    module, their layout or the cost model they call changed (the kernel in compiled_run inlines the scheduler of
+    compiled_loop and calls the compiler's cost_table)."""
     from pathlib import Path
 
     from workbench.runtime.compiled import drop_stale
 
     here = Path(__file__).parent
-    drop_stale([here / "compiled_layout.py", here / "compiled_loop.py", here / "compiled_run.py"],
+    drop_stale([here / "compiled_layout.py", here / "compiled_loop.py", here / "compiled_run.py",
+                here.parent / "compiler" / "cost_table.py"],
                here / "__pycache__", "kernels.sha256", ("compiled_loop*", "compiled_run*"))
+
+
+def dense_model(cost: IterationCost, pi: np.ndarray, pf: np.ndarray) -> tuple:
+    """What the kernel prices a layer's dense kernels from (``compiled_run._dense``): the chip's and the efficiency
+    law's slots of ``pi`` and ``pf`` filled in, and the cost model's tables (with their scratch) returned."""
+    from workbench.compiler.cost_flat import TILES, scratch
+    from workbench.serving import compiled_layout as K
+
+    hw, law = cost.hw, cost.law
+    flat, kd = cost.dense_tables()
+    pi[K.P_NSPEC], pi[K.P_NALL] = len(cost.mapping.kernels), len(kd)
+    pi[K.P_CORES], pi[K.P_SRAM], pi[K.P_MMA] = hw.cores, hw.sram_bytes_per_core, hw.mma_rows
+    pi[K.P_NAIVE] = cost.plan.options.attention == "naive"
+    pf[K.F_BW], pf[K.F_LAUNCH] = hw.hbm_bandwidth_bytes_per_s, hw.launch_s
+    pf[K.F_T0], pf[K.F_ETA_C], pf[K.F_ETA_M], pf[K.F_BLEND] = (law.gemm_fixed_s, law.gemm_compute, law.gemm_memory,
+                                                               law.blend)
+    pf[K.F_EW_T0], pf[K.F_ETA_EW] = law.elementwise_fixed_s, law.elementwise_memory
+    pf[K.F_EPILOGUE_K], pf[K.F_NORM_T0], pf[K.F_ETA_NORM] = law.gemm_epilogue_k, law.norm_fixed_s, law.norm_memory
+    pf[K.F_PEAK_CORE], pf[K.F_SLOWDOWN] = hw.peak_flops_per_core, cost.plan.options.generic_slowdown
+    return (*flat, TILES, *scratch(flat), kd, np.empty((1, 3)))  # kernel_costs' scratch and output last
 
 
 def simulate_compiled(run: ServingRun, path: str = "auto") -> ServingTrace:
     """Run ``run`` through the compiled loop of build ``path`` (``auto``, ``aot``, ``jit``:
     :func:`workbench.aot.kernel`); the caller has checked it with ``check_run``."""
-    from workbench.aot import kernel
+    from workbench.aot import kernel_for
     from workbench.serving import compiled_layout as K
     from workbench.serving.engine import assemble
-
-    run_tokens = kernel("run_tokens", path)
 
     req = draw(run.tenants, run.requests, run.seed, run.surge)
     cost = IterationCost.of_run(run)
@@ -68,11 +91,8 @@ def simulate_compiled(run: ServingRun, path: str = "auto") -> ServingTrace:
     pf[K.F_BLOCK_BYTES] = kv.block_size * cost.kv_bytes_per_token()
     pf[K.F_SWAP_BW], pf[K.F_PAUSE] = kv.swap_bandwidth_bytes_per_s, buckets.recompile_pause_s
     pf[K.F_ATT], pf[K.F_PEAK] = 4.0 * model.d_model, hw.cores * hw.peak_flops_per_core
-    pf[K.F_KV], pf[K.F_BW], pf[K.F_LAUNCH] = 2.0 * model.kv_width * ITEM, hw.hbm_bandwidth_bytes_per_s, hw.launch_s
-    law = cost.law
-    pf[K.F_T0], pf[K.F_ETA_C], pf[K.F_ETA_M], pf[K.F_BLEND] = (law.gemm_fixed_s, law.gemm_compute, law.gemm_memory,
-                                                               law.blend)
-    pf[K.F_EW_T0], pf[K.F_ETA_EW] = law.elementwise_fixed_s, law.elementwise_memory
+    pf[K.F_KV] = 2.0 * model.kv_width * ITEM
+    cm = dense_model(cost, pi, pf)
     offset = np.concatenate([[0], np.cumsum(req.output)]).astype(i8)
     q = np.zeros((K.N_Q, n), i8)
     rank = np.unique(req.priority, return_inverse=True)[1].ravel() if cfg.policy == "priority" else np.zeros(n, i8)
@@ -96,18 +116,20 @@ def simulate_compiled(run: ServingRun, path: str = "auto") -> ServingTrace:
     if model.vocab:
         for seqs in range(min(cfg.max_num_seqs, n) + 1):  # an iteration holds at most this many sequences
             dense[K.D_HEAD, seqs] = cost.head_seconds(seqs)
-    rows = np.zeros((max(1024, n * 4), 10), f8)
+    # room for an iteration per output token (most emit many): zero pages, touched only as the kernel fills them
+    rows = np.zeros((max(1024, n * 4, int(offset[-1]) + n), 10), f8)
     queues = [np.zeros(n, i8) for _ in range(5)]  # running, waiting, swapped, snapshot, decodes
     pre = np.zeros((2, n), i8)
+    args = [pi, pf, si, sf, q, g, token_s, *queues, pre, sizes, dense, cm, rows]
+    run_tokens = kernel_for("run_tokens", path, tuple(args))  # the types checked once, not at every re-entry
     while True:
-        status = run_tokens(pi, pf, si, sf, q, g, token_s, *queues, pre, sizes, dense, rows)
+        status = run_tokens(*args)
         if status == K.DONE:
             break
-        if status == K.NEED_DENSE:
-            r, gen = int(si[K.S_NEED_ROWS]), bool(si[K.S_NEED_GEN])
-            dense[int(gen), r] = cost.dense_seconds(r, gen)
-        elif status == K.NEED_ROOM:
-            rows = np.concatenate([rows, np.zeros_like(rows)])
+        if status == K.NEED_ROOM:  # twice the room: the rows so far copied, the rest zero pages the kernel touches
+            grown = np.zeros((2 * len(rows), rows.shape[1]), f8)
+            grown[:len(rows)] = rows
+            rows = args[-1] = grown  # the same type: no new check
         else:
             raise RuntimeError("serving loop: nothing can run and nothing will arrive")
     it = rows[:si[K.S_NROWS]]

@@ -4,10 +4,10 @@ The readable loop (engine, scheduler, state, kv, buckets) is the reference; this
 runs the same run over flat arrays: a sequence's key is one integer (``priority x n + i``
 under the priority policy, ``i`` under fcfs, so integer order is the reference's tuple
 order), the waiting and swapped queues are binary heaps of keys, the running set a sorted
-array of keys. It leaves to Python only for what lives there, and only where the run can
-be resumed exactly: a dense-kernel cost not yet in the table (``NEED_DENSE``: the
-iteration is built and waits, priced on re-entry) and room for more iteration rows
-(``NEED_ROOM``). ``tests/test_serving_compiled.py`` proves the two loops equal, bit for bit.
+array of keys. It leaves to Python only for room for more iteration rows (``NEED_ROOM``:
+the iteration is built and waits, recorded on re-entry); a dense-kernel cost not yet in the
+table it prices itself (:mod:`.compiled_run`). ``tests/test_serving_compiled.py`` proves the
+two loops equal, bit for bit.
 """
 
 from __future__ import annotations

@@ -2,13 +2,19 @@
 
 Line for line the ``while`` of :func:`workbench.serving.engine.simulate_tokens`, with the
 bucket placement of :class:`workbench.serving.buckets.BucketState` and the price of
-:meth:`workbench.serving.cost.IterationCost.pricer`. Layout names in :mod:`.compiled_layout`.
+:meth:`workbench.serving.cost.IterationCost.pricer`; a row count met for the first time is
+priced here too, as :meth:`~workbench.serving.cost.IterationCost.dense_seconds` prices it (the
+compiler's cost model compiled, :func:`workbench.compiler.cost_table.kernel_costs`, then the
+efficiency law), instead of a return to Python per row count. Layout names in :mod:`.compiled_layout`.
 """
 
 from __future__ import annotations
 
+import math
+
 from numba import njit
 
+from workbench.compiler.cost_table import _footprint, kernel_costs
 from workbench.serving import compiled_layout as L
 from workbench.serving import compiled_loop as K
 
@@ -67,9 +73,9 @@ def _place(pi, pf, si, sizes, tokens):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def _attention(pf, c, m):
-    """EfficiencyLaw.gemm_seconds(c, m, 0.0), the same float operations in the same order."""
-    c = c * (1.0 + 0.0) / pf[L.F_ETA_C]
+def _gemm(pf, c, m, depth):
+    """EfficiencyLaw.gemm_seconds(c, m, depth), the same float operations in the same order."""
+    c = c * (1.0 + (pf[L.F_EPILOGUE_K] / depth if depth > 0.0 else 0.0)) / pf[L.F_ETA_C]
     m = m / pf[L.F_ETA_M]
     if pf[L.F_BLEND] <= 0.0:
         return pf[L.F_T0] + max(c, m)
@@ -88,7 +94,7 @@ def _price(pi, pf, dense, s, gen, total, seqs, keys, cached):
         return 0.0
     bw, d = pf[L.F_BW], pi[L.P_D]
     reduce = 2 * (pi[L.P_PARTS] * total * d * pi[L.P_ITEM] / bw) if pi[L.P_SHARED] else 0.0
-    att = _attention(pf, pf[L.F_ATT] * keys / pf[L.F_PEAK], pf[L.F_KV] * (cached + total) / bw)
+    att = _gemm(pf, pf[L.F_ATT] * keys / pf[L.F_PEAK], pf[L.F_KV] * (cached + total) / bw, 0.0)
     layer = s + reduce + att
     embed = pf[L.F_EW_T0] + 2.0 * total * d * pi[L.P_ITEM] / bw / pf[L.F_ETA_EW] if pi[L.P_VOCAB] else 0.0
     if pi[L.P_GRAPHS] and total <= pi[L.P_GRAPH_TOKENS]:
@@ -99,16 +105,45 @@ def _price(pi, pf, dense, s, gen, total, seqs, keys, cached):
 
 
 @njit(cache=True, _nrt=False)
-def run_tokens(pi, pf, si, sf, q, g, token_s, run, wait, swap, snap, dec, pre, sizes, dense, rows):
-    """Run until every request is done (``DONE``) or Python must answer (``NEED_DENSE``, ``NEED_ROOM``)."""
+def _dense(pi, pf, cm, rows, gen):
+    """IterationCost.dense_seconds(rows, gen): each dense kernel of one layer shard costed by the compiler's model
+    (``kernel_costs``, the cheapest tiling at ``rows`` unless generic), timed by the efficiency law, summed."""
+    ti, tout, ki, ops, ops_in1, live, live_at, fit, tiles, scr_i, scr_f, kd, out = cm
+    k0, k1 = (pi[L.P_NSPEC], pi[L.P_NALL]) if gen else (0, pi[L.P_NSPEC])
+    naive, peak, mma = pi[L.P_NAIVE] == 1, pf[L.F_PEAK_CORE], pi[L.P_MMA]
+    s = 0.0
+    for k in range(k0, k1):
+        kernel_costs(ti, tout, ki, ops, ops_in1, live, live_at, fit, k, k + 1, 1, rows, naive, pi[L.P_SRAM],
+                     pf[L.F_BW], peak, pf[L.F_LAUNCH], mma, tiles, scr_i, scr_f, out)
+        fp = _footprint(ti, tout, ki, ops, ops_in1, live, live_at, k, 1, rows, naive, scr_f[0], scr_f[1], scr_f[4],
+                        scr_f[5], scr_i[0], scr_i[1], scr_f[2], scr_f[3])
+        flops, tokens = fp[0], fp[1]
+        compute_s = flops * (math.ceil(tokens / mma) * mma) / tokens / peak  # cost_tiled's, whatever the tiling
+        memory_s = pi[L.P_CORES] * out[0, 1]
+        kind = kd[k, 0]
+        if kind == L.GEMM:
+            s += _gemm(pf, compute_s, memory_s, kd[k, 1])
+        elif kind == L.NORM:
+            s += pf[L.F_NORM_T0] + memory_s / pf[L.F_ETA_NORM]
+        else:
+            s += pf[L.F_EW_T0] + memory_s / pf[L.F_ETA_EW]
+    if gen:
+        s *= pf[L.F_SLOWDOWN]
+    return s
+
+
+@njit(cache=True, _nrt=False)
+def run_tokens(pi, pf, si, sf, q, g, token_s, run, wait, swap, snap, dec, pre, sizes, dense, cm, rows):
+    """Run until every request is done (``DONE``) or Python must answer (``NEED_ROOM``); ``cm``: the dense
+    kernels' cost model (:func:`_dense`), which prices a row count not yet in ``dense``."""
     n = pi[L.P_N]
     while si[L.S_DONE] < n:
         if si[L.S_PENDING]:  # the built iteration: price it, then its tokens come out
             r, gen = si[L.S_ROWS], si[L.S_GEN]
             s = dense[gen, r]
             if s != s:
-                si[L.S_NEED_ROWS], si[L.S_NEED_GEN] = r, gen
-                return L.NEED_DENSE
+                s = _dense(pi, pf, cm, r, gen)
+                dense[gen, r] = s
             j = si[L.S_NROWS]
             if j >= rows.shape[0]:
                 return L.NEED_ROOM

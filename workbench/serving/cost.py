@@ -60,7 +60,7 @@ from workbench.graph import DTYPE_BYTES, Op
 from workbench.hardware import Hardware
 from workbench.models import decoder_layer
 from workbench.serving.config import Decoder, Parallel
-from workbench.serving.efficiency import LAWS, EfficiencyLaw, kernel_kind, reduction_depth
+from workbench.serving.efficiency import KINDS, LAWS, EfficiencyLaw, kernel_kind, reduction_depth
 
 ITEM = DTYPE_BYTES["bf16"]  # bytes per element of activations, weights and KV
 TUNE_ROWS = 16  # the shape the shown layout is chosen at; the plan re-tiles for every row count it meets
@@ -175,6 +175,26 @@ class IterationCost:
                 s *= self.plan.options.generic_slowdown
             self._dense[key] = s
         return s
+
+    def dense_tables(self):
+        """What the compiled loop prices :meth:`dense_seconds` from (memoised): the layer shard's kernels, the
+        specialised then the generic, as the compiler's flat cost tables (:func:`~workbench.compiler.cost_flat.flatten`;
+        a generic kernel keeps its one tiling), and each kernel's (index of its law kind in ``KINDS``, reduction
+        depth) as a float64 [kernels, 2] array."""
+        tables = self._facts.get("flat")
+        if tables is None:
+            import numpy as np
+
+            from workbench.compiler.cost_flat import flatten
+
+            spec, generic = self.mapping, self.plan.generic
+            flat = flatten(self.plan.graph, (*spec.kernels, *generic.kernels), (*spec.tilings, *generic.tilings),
+                           self.plan.dim, self.plan.options.attention, self.plan.calibration)
+            flat.ki[len(spec.kernels):, 8] = 0  # not specialised: the generic fallback's tiling at every shape
+            kd = np.array([(KINDS.index(kind), depth) for kind, depth in (*self._kinds(False), *self._kinds(True))],
+                          dtype=np.float64).reshape(-1, 2)
+            tables = self._facts["flat"] = (flat, kd)
+        return tables
 
     def reduce_seconds(self, tokens: int) -> float:
         """One layer's two all-reduces of ``tokens`` rows through HBM, on the device (s); none on one core."""

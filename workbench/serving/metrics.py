@@ -44,13 +44,28 @@ def tpot_s(tr: ServingTrace) -> np.ndarray:
 def itl_s(tr: ServingTrace, mask: np.ndarray | None = None) -> np.ndarray:
     """Every gap between consecutive streamed chunks of the same request (s), for requests in ``mask``: the gaps
     between consecutive tokens, zero gaps (tokens emitted in the same iteration) dropped."""
+    gaps, keep = _itl_gaps(tr)
+    if mask is not None:  # each token's request's mask (a byte a token: no owner index)
+        keep &= np.repeat(mask, tr.requests.output)[1:]
+    return gaps[keep]
+
+
+def _itl_gaps(tr: ServingTrace) -> tuple[np.ndarray, np.ndarray]:
+    """(every gap between consecutive tokens s, whether it is an ITL: not zero, not across two requests)."""
     gaps = np.diff(tr.token_s)
     first = tr.token_offset[1:-1] - 1  # the gap across two requests' boundary is not an ITL
     keep = gaps > 0.0
     keep[first[first >= 0]] = False
-    if mask is not None:  # each token's request's mask (a byte a token: no owner index)
-        keep &= np.repeat(mask, tr.requests.output)[1:]
-    return gaps[keep]
+    return gaps, keep
+
+
+def _itl_by_tenant(tr: ServingTrace) -> tuple[np.ndarray, np.ndarray | None]:
+    """:func:`itl_s` pooled, built once, and the tenant of each of its gaps (None with one tenant: all its own);
+    ``itl[tenant == k]`` is ``itl_s(tr, tr.requests.tenant == k)``, the same gaps in the same order."""
+    gaps, keep = _itl_gaps(tr)
+    if len(tr.run.tenants) == 1:
+        return gaps[keep], None
+    return gaps[keep], np.repeat(tr.requests.tenant, tr.requests.output)[1:][keep]
 
 
 def iteration_s(tr: ServingTrace) -> np.ndarray:
@@ -126,16 +141,19 @@ def summarize_tokens(tr: ServingTrace, ttft_slo_s: float = 1.0, tpot_slo_s: floa
     """The run's JSON-ready summary: pooled and per-tenant latencies, throughput, KV, preemptions, goodput."""
     e2e = tr.finish_s - tr.requests.arrival_s
     tp, ft = tpot_s(tr), ttft_s(tr)
+    itl, owner = _itl_by_tenant(tr)  # the per-token pass once, for the pool and every tenant
+    itl_pcts = _pcts(itl)
     per = {}
     for k, t in enumerate(tr.run.tenants):
         m = tr.requests.tenant == k
+        mine = itl_pcts if owner is None and m.all() else _pcts(itl_s(tr, m) if owner is None else itl[owner == k])
         per[t.name] = {"requests": int(m.sum()), "ttft_s": _pcts(ft[m]), "tpot_s": _pcts(tp[m & ~np.isnan(tp)]),
-                       "e2e_s": _pcts(e2e[m]), "itl_s": _pcts(itl_s(tr, m))}
+                       "e2e_s": _pcts(e2e[m]), "itl_s": dict(mine)}
     _, kv = kv_utilisation(tr)
     return {
         "requests": len(e2e), "output_tokens": int(tr.requests.output.sum()),
         "tokens_per_s": tokens_per_s(tr),
-        "ttft_s": _pcts(ft), "tpot_s": _pcts(tp[~np.isnan(tp)]), "itl_s": _pcts(itl_s(tr)), "e2e_s": _pcts(e2e),
+        "ttft_s": _pcts(ft), "tpot_s": _pcts(tp[~np.isnan(tp)]), "itl_s": itl_pcts, "e2e_s": _pcts(e2e),
         "iterations": len(tr.it_end_s), "busy_share": busy_share(tr),
         "kv_utilisation": {"mean": float(np.average(kv, weights=iteration_s(tr))) if len(kv) else 0.0,
                            "max": float(kv.max(initial=0.0))},
