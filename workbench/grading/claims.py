@@ -293,8 +293,8 @@ def shotgun(text: str) -> bool:
 def self_graded(norms: list[str]) -> bool:
     """Does the answer certify itself: a sentence saying it covers the elements, or three label lines or more whose
     value is a verdict on the line ('Fix: provided')?"""
-    return any(_SELF_GRADED.search(n) for n in norms) and sum(bool(_META_VALUE.match(n)) for n in norms) >= 2 or \
-        sum(bool(_META_VALUE.match(n)) for n in norms) >= 3
+    verdicts = sum(bool(_META_VALUE.match(n)) for n in norms)
+    return verdicts >= 3 or verdicts >= 2 and any(_SELF_GRADED.search(n) for n in norms)
 
 
 def field_line(n: str) -> bool:
@@ -316,10 +316,10 @@ def degenerate(n: str) -> str | None:
         return "soup"
     if bare_list(n) or long_list(n):
         return "list"
-    if crammed(n) and not circle(n):
-        return "crammed"
-    if circle(n):
+    if circle(n):  # before 'crammed': a circular cause is named for what it is
         return "tautology"
+    if crammed(n):
+        return "crammed"
     if menu(n):
         return "menu"
     return None
