@@ -7,7 +7,8 @@ notebook's metadata (``application/vnd.jupyter.widget-state+json``, binary value
 tree in display order and replaces the output with what a reader saw: every ``Image`` as an
 ordinary ``image/png`` output (so the book counts it as a figure), then the ``HTML`` widgets'
 text, the controls' values and one line saying the control is interactive in JupyterLab.
-Hidden subtrees (``layout.display == "none"``) are left out, as the front end leaves them out.
+Hidden subtrees (``layout.display == "none"``) are left out, as the front end leaves them out. An experiment
+cell held for a prediction (:mod:`workbench.ui.widgets.held`) keeps its collapsed ``<details>`` block instead.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ VIEW = "application/vnd.jupyter.widget-view+json"
 STATE = "application/vnd.jupyter.widget-state+json"
 IMAGE_TYPES = {"png": "image/png", "jpeg": "image/jpeg", "jpg": "image/jpeg"}
 CONTROLS = ("SliderModel", "DropdownModel", "CheckboxModel", "ToggleButtonsModel", "RadioButtonsModel")
+HELD = "workbench_held"  # workbench.ui.widgets.held.HELD_KEY: a cell's outputs held until a prediction
 NOTE = "Interactive in JupyterLab: run the notebook there to use the controls; shown here as executed"
 
 
@@ -96,6 +98,10 @@ def freeze_widgets(nb) -> int:
             view = out.get("data", {}).get(VIEW)
             if view is None:
                 outputs.append(out)
+                continue
+            if out.get("metadata", {}).get(HELD):  # an experiment held for a prediction: its collapsed HTML block
+                outputs.append(nbformat.v4.new_output("display_data", data={"text/html": out["data"]["text/html"]}))
+                replaced += 1
                 continue
             outputs += static_outputs(view.get("model_id", ""), models)
             replaced += 1

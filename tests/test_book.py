@@ -23,7 +23,7 @@ def tiny(tmp_path, code: str, md: str = "# A chapter\n\nSee [CDF](GLOSSARY.md#cd
     return path
 
 
-FIG = "from workbench.ui.figures import new_figure\nfig, (a, b) = new_figure(2)\na.plot([1, 2], [3, 4])\nfig"
+FIG = "from workbench.ui.figures.base import new_figure\nfig, (a, b) = new_figure(2)\na.plot([1, 2], [3, 4])\nfig"
 
 
 def test_a_chapter_with_a_figure_builds_with_its_links_rewritten(tmp_path):

@@ -10,9 +10,9 @@ from workbench.analysis import roofline as rl
 from workbench.config import Batching
 from workbench.models import transformer_block
 from workbench.scenario import load_scenario
-from workbench.ui import fusion_figures as ff
-from workbench.ui import knee as kf
-from workbench.ui import roofline_figures as rf
+from workbench.ui.figures import fusion as ff
+from workbench.ui.figures import knee as kf
+from workbench.ui.figures import roofline as rf
 
 HW = load_scenario("fusion_memory_bursts").hardware
 G = transformer_block(1024, 16)  # chapter 02's block, a full batch at the scenario's median length

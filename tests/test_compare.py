@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 
 from workbench.analysis.metrics import DRIVERS
-from workbench.ui.compare import ratio_words, what_changed
+from workbench.ui.panels.compare import ratio_words, what_changed
 
 
 def summary(p50_ms=1.0, p99_ms=0.9, drivers=None, util=0.9, refused=0.0, streams=None, **extra):

@@ -7,9 +7,10 @@ the checker tells a right answer from a wrong one. The notebooks ship with ``...
 from __future__ import annotations
 
 from workbench.grading.drills import load_drills
-from workbench.ui import exercises as ex
-from workbench.ui.compiler_panels import ShapeEnvelopePanel
-from workbench.ui.runtime_panels import BatchingPanel, FairnessPanel, ResidencyPanel
+from workbench.ui.exercises import base as ex
+from workbench.ui.exercises import tour_envelopes
+from workbench.ui.panels.compiler import ShapeEnvelopePanel
+from workbench.ui.panels.runtime import BatchingPanel, FairnessPanel, ResidencyPanel
 
 STRONG = ("At 6,610 req/s on 8 cores, p95 of the transformer block went from 2.5 ms to 3.1 ms once aggressive "
           "fusion shipped.\nThe fused MLP kernel holds each token's whole 4,096-wide hidden row on chip, the tile "
@@ -29,10 +30,10 @@ def test_every_checker_says_not_answered_for_the_placeholder():
 def test_shape_envelope_exercise():
     panel = ShapeEnvelopePanel()
     before = panel.values()
-    assert ex.envelope_for_drift(panel, "fallback", "128 ... 2048 (5 buckets)") == "right"
-    assert ex.envelope_for_drift(panel, "reject", "128 / 256 / 512").startswith("not yet:")
-    assert ex.envelope_for_drift(panel, "fallback", "128 / 256 / 512").startswith("not yet:")  # p99 2.2 ms
-    assert ex.envelope_for_drift(panel, "sideways", "128 / 256 / 512").startswith("expected")
+    assert tour_envelopes.envelope_for_drift(panel, "fallback", "128 ... 2048 (5 buckets)") == "right"
+    assert tour_envelopes.envelope_for_drift(panel, "reject", "128 / 256 / 512").startswith("not yet:")
+    assert tour_envelopes.envelope_for_drift(panel, "fallback", "128 / 256 / 512").startswith("not yet:")  # p99 2.2 ms
+    assert tour_envelopes.envelope_for_drift(panel, "sideways", "128 / 256 / 512").startswith("expected")
     assert panel.values() == before  # checking never moves the panel
 
 

@@ -16,9 +16,9 @@ from workbench.analysis import fairness as fa
 from workbench.analysis import residency_stats as rs
 from workbench.analysis.metrics import summarize
 from workbench.pipeline import run_scenario
-from workbench.ui import fairness_figures as ff
-from workbench.ui import residency_figures as rf
-from workbench.ui.runtime_panels import FairnessPanel, ResidencyPanel
+from workbench.ui.figures import fairness as ff
+from workbench.ui.figures import residency as rf
+from workbench.ui.panels.runtime import FairnessPanel, ResidencyPanel
 
 
 def test_two_streams_is_the_fairness_panels_scenario():

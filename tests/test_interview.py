@@ -213,7 +213,7 @@ def test_the_terminal_ends_with_what_each_ask_drew_out(tmp_path):
 
 
 def test_the_notebook_panel_asks_the_retry_the_interview_returns():
-    from workbench.ui.drill_panel import DrillPanel
+    from workbench.ui.panels.drill import DrillPanel
 
     panel = DrillPanel(store=False, drill_id=DRILL.id, show_evidence=False, interview=True)
     panel.answer.value = OPENING + " " + OWNER + " " + ROLLBACK + " " + FIX

@@ -14,11 +14,11 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from workbench.ui.compiler_panels import FusionPanel, ShapeEnvelopePanel
-from workbench.ui.layers import nice_ceil, nice_floor
-from workbench.ui.loop_panel import ClosedLoopPanel
-from workbench.ui.runtime_panels import BatchingPanel, FairnessPanel, ResidencyPanel
-from workbench.ui.serving_panel import ServingPanel
+from workbench.ui.panels.compiler import FusionPanel, ShapeEnvelopePanel
+from workbench.ui.figures.layers import nice_ceil, nice_floor
+from workbench.ui.panels.closed_loop import ClosedLoopPanel
+from workbench.ui.panels.runtime import BatchingPanel, FairnessPanel, ResidencyPanel
+from workbench.ui.panels.serving import ServingPanel
 
 SCRIPTS = {
     ShapeEnvelopePanel: [("median", 300), ("median", 350), ("sigma", 0.6), ("policy", "pad")],
@@ -81,7 +81,7 @@ def test_the_layers_draw_what_a_plain_savefig_draws():
 
 def test_log_labels_thin_out_past_two_and_a_half_decades():
     """1-2-5 labels on a narrow log axis; only powers of ten on a wide one (0.25..5,000 ms crowded before)."""
-    from workbench.ui.figures import new_figure, plain_log
+    from workbench.ui.figures.base import new_figure, plain_log
 
     fig, (ax,) = new_figure(1)
     ax.set_xscale("log")
@@ -97,7 +97,7 @@ def test_steady_limits_hold_while_the_data_fills_them_and_follow_it_otherwise():
     """Axes hold still across a sweep (the frame is kept) unless the data would fill under 40% of them, as drawn."""
     import matplotlib.pyplot as plt
 
-    from workbench.ui.layers import steady_lim
+    from workbench.ui.figures.layers import steady_lim
 
     fig, (lin, log) = plt.subplots(1, 2)
     log.set_xscale("log")
@@ -121,7 +121,7 @@ def test_bars_that_draw_nothing_are_skipped_and_the_pixels_stay_the_same():
     """Empty bins and bins past the view cost a draw each and draw nothing: skipping them changes no pixel."""
     import matplotlib.pyplot as plt
 
-    from workbench.ui import layers
+    from workbench.ui.figures import layers
 
     fig, ax = plt.subplots()
     ax.bar(range(60), [0] * 10 + list(range(1, 21)) + [0] * 30)

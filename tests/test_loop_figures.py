@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from workbench.feedback.guard import Effect, closed_loop, guard
-from workbench.ui import loop_figures as lf
-from workbench.ui import palette as pal
-from workbench.ui.loop_panel import scenario_named, worst_regression
+from workbench.ui.figures import closed_loop as lf
+from workbench.ui.figures import palette as pal
+from workbench.ui.panels.closed_loop import scenario_named, worst_regression
 
 
 def _effect(p99: float, streams: dict[str, float], rps: float = 100.0) -> Effect:

@@ -16,11 +16,11 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.text import Text
 from matplotlib.transforms import Bbox
 
-from workbench.ui.compiler_panels import FusionPanel, ShapeEnvelopePanel
-from workbench.ui.loop_panel import ClosedLoopPanel
-from workbench.ui.runtime_panels import BatchingPanel, FairnessPanel, ResidencyPanel
-from workbench.ui.serving_panel import ServingPanel
-from workbench.ui.tour_panel import TourDriftPanel
+from workbench.ui.panels.compiler import FusionPanel, ShapeEnvelopePanel
+from workbench.ui.panels.closed_loop import ClosedLoopPanel
+from workbench.ui.panels.runtime import BatchingPanel, FairnessPanel, ResidencyPanel
+from workbench.ui.panels.serving import ServingPanel
+from workbench.ui.panels.tour import TourDriftPanel
 
 TOUCH = 0.5  # px: boxes closer than this may touch, not overlap
 
@@ -88,7 +88,7 @@ def test_no_label_overlaps_or_is_clipped(cls):
 
 
 def test_the_check_sees_an_overlap_and_a_clipped_label():
-    from workbench.ui.figures import new_figure
+    from workbench.ui.figures.base import new_figure
 
     fig, (ax, _) = new_figure(2)
     ax.set_title("a title")

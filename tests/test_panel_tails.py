@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from workbench.ui.compiler_panels import FusionPanel, ShapeEnvelopePanel
-from workbench.ui.figures import new_figure
-from workbench.ui.loop_panel import ClosedLoopPanel
-from workbench.ui.runtime_panels import FairnessPanel
-from workbench.ui.serving_panel import ServingPanel
-from workbench.ui.survival import PERCENTILES, SurvivalView, survival_floor, survival_xy
+from workbench.ui.panels.compiler import FusionPanel, ShapeEnvelopePanel
+from workbench.ui.figures.base import new_figure
+from workbench.ui.panels.closed_loop import ClosedLoopPanel
+from workbench.ui.panels.runtime import FairnessPanel
+from workbench.ui.panels.serving import ServingPanel
+from workbench.ui.figures.survival import PERCENTILES, SurvivalView, survival_floor, survival_xy
 
 
 def test_survival_points_by_hand():

@@ -15,8 +15,8 @@ import pytest
 from workbench.errors import ConfigError
 from workbench.grading.store import Store
 from workbench.ui import predict
-from workbench.ui.prediction_widget import Prediction
-from workbench.ui.predictions import (
+from workbench.ui.widgets.prediction import Prediction
+from workbench.ui.widgets.predictions import (
     NOT_COMMITTED,
     Choice,
     Number,
@@ -259,7 +259,7 @@ class _Panel:
 
 
 def test_panel_answers_run_the_panels_model_at_the_two_settings():
-    from workbench.ui.panel_answers import direction, moved_most
+    from workbench.ui.panels.answers import direction, moved_most
 
     key, why = moved_most(_Panel(), "latency_s", ("mean", "p99"), {"delay": 2.0}, {"delay": 8.0}, "a reason")
     assert key == "p99" and why == "a reason (delay 2.0 -> delay 8.0: mean x1.00, p99 x4.00)."

@@ -11,8 +11,8 @@ from matplotlib.image import imread
 
 from workbench.serving.config import Decoder, KVConfig, LengthLaw, SchedulerConfig, Tenant
 from workbench.serving.engine import ServingRun, simulate_tokens
-from workbench.ui import serving_figures as sf
-from workbench.ui.figures import new_figure
+from workbench.ui.figures import serving as sf
+from workbench.ui.figures.base import new_figure
 
 RUN = ServingRun((Tenant("chat", 45.0, LengthLaw(300, 0.6, 1500), LengthLaw(250, 0.8, 1200)),), requests=300,
                  seed=1, model=Decoder(layers=8, d_model=1024, heads=8, d_ff=4096), kv=KVConfig(blocks=320),

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
-from workbench.ui.compare import NOISE
-from workbench.ui.serving_panel import ServingPanel
+from workbench.ui.panels.compare import NOISE
+from workbench.ui.panels.serving import ServingPanel
 
 
 def test_changes_redraw_in_place_and_say_what_changed():

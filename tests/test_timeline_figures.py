@@ -15,9 +15,9 @@ from workbench.analysis.envelope_stats import (
     predicted_hit_share,
 )
 from workbench.compiler.envelope import parse_envelope
-from workbench.ui import envelope_figures as ef
-from workbench.ui import timeline_figures as tf
-from workbench.ui.compiler_panels import ShapeEnvelopePanel
+from workbench.ui.figures import envelopes as ef
+from workbench.ui.figures import timeline as tf
+from workbench.ui.panels.compiler import ShapeEnvelopePanel
 
 
 @pytest.fixture(scope="module")

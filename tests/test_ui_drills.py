@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from workbench.grading.store import Store
-from workbench.ui.drill_panel import DrillPanel
+from workbench.ui.panels.drill import DrillPanel
 
 ANSWER = ("At 6,610 req/s on 8 cores p95 went from 2.5 ms to 3.1 ms after aggressive fusion.\n"
           "The fused MLP kernel keeps each token's whole 4,096-wide hidden row on chip, 12 KiB a row, so no useful "
@@ -89,7 +89,7 @@ def test_attempts_graded_in_jupyter_are_listed_by_workbench_progress(tmp_path, m
 
 
 def test_a_drill_switch_clears_the_old_evidence_at_once_and_says_it_is_running():
-    from workbench.ui.drill_panel import RUNNING
+    from workbench.ui.panels.drill import RUNNING
 
     panel = DrillPanel(drill_id="fusion-memory-bursts")
     old = panel.evidence.value
@@ -107,8 +107,8 @@ def test_drill_figures_draw_the_evidence_the_grades_and_the_progress(tmp_path):
     from workbench.grading.grader import WEIGHTS, grade
     from workbench.grading.practice import prepare
     from workbench.grading.store import Store
-    from workbench.ui import checks_06_07 as checks
-    from workbench.ui import drill_figures as df
+    from workbench.ui.exercises import loop_drills as checks
+    from workbench.ui.figures import drills as df
 
     d = load_drills()["fusion-memory-bursts"]
     ev = prepare(d, figure_dir=tmp_path)

@@ -6,10 +6,10 @@ import ipywidgets as w
 import pytest
 
 from workbench.errors import ConfigError
-from workbench.ui.compiler_panels import FusionPanel, ShapeEnvelopePanel
-from workbench.ui.loop_panel import ClosedLoopPanel
-from workbench.ui.panel import Panel, slider
-from workbench.ui.runtime_panels import BatchingPanel, FairnessPanel, ResidencyPanel
+from workbench.ui.panels.compiler import FusionPanel, ShapeEnvelopePanel
+from workbench.ui.panels.closed_loop import ClosedLoopPanel
+from workbench.ui.panels.base import Panel, slider
+from workbench.ui.panels.runtime import BatchingPanel, FairnessPanel, ResidencyPanel
 
 
 def test_shape_envelope_panel_drift_lowers_hit_rate_and_raises_p99():
@@ -167,7 +167,7 @@ def test_a_change_redraws_the_same_figure_and_artists_in_place(cls, name, value)
 
 
 def test_the_baseline_is_drawn_in_grey_and_kept_until_reset():
-    from workbench.ui.palette import BASELINE, CURRENT
+    from workbench.ui.figures.palette import BASELINE, CURRENT
 
     p = ShapeEnvelopePanel()
     assert len(p.cdf.base.get_xdata()) == 0  # the baseline is the first run itself: no grey curve yet
@@ -188,7 +188,7 @@ def test_the_baseline_is_drawn_in_grey_and_kept_until_reset():
 
 
 def test_residency_reloads_are_counted_per_bin_not_drawn_as_a_band():
-    from workbench.ui.runtime_panels import RELOAD_BINS
+    from workbench.ui.panels.runtime import RELOAD_BINS
 
     p = ResidencyPanel()
     heights = [b.get_height() for b in p.reloads.patches]
@@ -211,7 +211,7 @@ def test_closed_loop_threshold_decides_under_the_pinned_tradeoff():
 
 
 def test_closed_loop_panel_draws_in_the_palette_colours():
-    from workbench.ui.palette import BASELINE, CURRENT
+    from workbench.ui.figures.palette import BASELINE, CURRENT
 
     p = ClosedLoopPanel(scenario="placement_skew")
     assert {p.cdf.cur.get_color(), p.cdf.base.get_color()} == {CURRENT, BASELINE}
@@ -232,8 +232,8 @@ def test_controls_only_allow_valid_values_and_never_update_mid_drag(cls):
 
 
 def test_refused_requests_and_overload_are_always_said():
-    from workbench.ui import figures as f
-    from workbench.ui.compiler_panels import ShapeEnvelopePanel
+    from workbench.ui.figures import base as f
+    from workbench.ui.panels.compiler import ShapeEnvelopePanel
 
     panel = ShapeEnvelopePanel()
     panel.ctrl["median"].value = panel.ctrl["median"].max
@@ -250,7 +250,7 @@ def test_refused_requests_and_overload_are_always_said():
 
 
 def test_pad_past_the_largest_bucket_says_it_refuses_like_reject():
-    from workbench.ui.compiler_panels import ShapeEnvelopePanel
+    from workbench.ui.panels.compiler import ShapeEnvelopePanel
 
     panel = ShapeEnvelopePanel()
     panel.ctrl["median"].value = panel.ctrl["median"].max
@@ -267,7 +267,7 @@ def test_tour_panel_drift_switch_reproduces_the_tour_and_keeps_the_baseline():
     from workbench.analysis.metrics import summarize
     from workbench.pipeline import run_scenario
     from workbench.scenario import load_scenario
-    from workbench.ui.tour_panel import TourDriftPanel
+    from workbench.ui.panels.tour import TourDriftPanel
 
     p = TourDriftPanel()
     steady = p.result["summary"]

@@ -25,10 +25,10 @@ import sys
 
 import numpy as np
 
-from workbench.ui.compiler_panels import FusionPanel, ShapeEnvelopePanel
-from workbench.ui.loop_panel import ClosedLoopPanel
-from workbench.ui.runtime_panels import BatchingPanel, FairnessPanel, ResidencyPanel
-from workbench.ui.serving_panel import ServingPanel
+from workbench.ui.panels.compiler import FusionPanel, ShapeEnvelopePanel
+from workbench.ui.panels.closed_loop import ClosedLoopPanel
+from workbench.ui.panels.runtime import BatchingPanel, FairnessPanel, ResidencyPanel
+from workbench.ui.panels.serving import ServingPanel
 
 SCRIPTS = {
     ShapeEnvelopePanel: [("median", v) for v in (250, 300, 350, 400, 450, 500, 600, 700)]

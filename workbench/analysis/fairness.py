@@ -1,6 +1,6 @@
 """Fairness and placement, computed: per-class waits against Cobham, Jain beside per-stream p99, core loads.
 
-Chapter 04 reads these numbers; ``workbench.ui.fairness_figures`` draws them. The runs
+Chapter 04 reads these numbers; ``workbench.ui.figures.fairness`` draws them. The runs
 use the two-stream scenario behind the fairness panel (``priority_two_streams``: two
 cores, exponential service of 10 ms mean, Poisson arrivals), rebuilt here the same way
 the panel builds it so a chapter's number is the panel's number (a test checks this).

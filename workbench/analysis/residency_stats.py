@@ -1,6 +1,6 @@
 """Memory residency, computed: reload cost over the host link, overcommit, HBM occupancy, waits for weights.
 
-Chapter 05 reads these numbers; ``workbench.ui.residency_figures`` draws them. The
+Chapter 05 reads these numbers; ``workbench.ui.figures.residency`` draws them. The
 occupancy timeline replays the run's batches through the runtime's own LRU
 (:class:`workbench.runtime.residency.Residency`) in the order the event loop uses
 (at one instant, finished batches release before new ones acquire; batches in

@@ -203,7 +203,7 @@ def phase_curves(model: Decoder, names: tuple[str, ...] = GPU_PRESETS, context: 
                  prompts: tuple[int, ...] = (64, 128, 256, 512, 1024, 2048), fusion: str = "elementwise"
                  ) -> dict[str, dict[str, Any]]:
     """Per GPU preset, the fitted and roofline times (s) of a decode iteration over ``batches`` (``context``
-    tokens each) and of one prefill over ``prompts``: what :func:`workbench.ui.serving_figures.gpu_phases` draws."""
+    tokens each) and of one prefill over ``prompts``: what :func:`workbench.ui.figures.serving.gpu_phases` draws."""
     out = {}
     for name in names:
         fitted = IterationCost.of(model, PRESETS[name], fusion)

@@ -115,8 +115,8 @@ def cdf_figure(samples_ms: dict[str, np.ndarray], path: Path, xlabel: str) -> Pa
     """The drill's figure: a CDF per run (baseline grey, regressed blue, each p99 dashed), saved as a PNG."""
     from matplotlib.figure import Figure
 
-    from workbench.ui.figures import plain_log
-    from workbench.ui.palette import BASELINE, CURRENT
+    from workbench.ui.figures.base import plain_log
+    from workbench.ui.figures.palette import BASELINE, CURRENT
 
     fig = Figure(figsize=(6.5, 3.2))  # no pyplot: no global figure state, no backend switch
     ax = fig.subplots()

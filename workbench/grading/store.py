@@ -4,7 +4,7 @@ The database lives in the user's data folder (``$XDG_DATA_HOME/workbench`` or
 ``~/.local/share/workbench``), or where ``--db`` or ``$WORKBENCH_DB`` say. It runs in
 WAL mode with a busy timeout, so two sessions can write at once; each attempt is one
 transaction, so a session killed mid-way loses at most the attempt it was typing. The
-notebooks' prediction widget (:mod:`workbench.ui.prediction_widget`) commits each prediction
+notebooks' prediction widget (:mod:`workbench.ui.widgets.prediction`) commits each prediction
 to a table of its own, ``predictions``, read back as strictly as the attempts.
 
 Our stores carry a marker (``PRAGMA application_id`` and ``user_version``). An existing
