@@ -13,8 +13,8 @@ from workbench.analysis.envelope_stats import (
     slice_quantile,
 )
 from workbench.ui.exercises import tour_envelopes as ck
-from workbench.ui.panels.compiler import ShapeEnvelopePanel
 from workbench.ui.exercises.base import NOT_ANSWERED
+from workbench.ui.panels.compiler import ShapeEnvelopePanel
 
 
 def test_littles_law_depth():

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import nbformat
 import pytest
-
 from book_widgets import freeze_widgets
+
 from workbench.ui import predict
 from workbench.ui.widgets.held import HELD_KEY, HeldView, static_html
 

@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from workbench.ui.panels.compiler import FusionPanel, ShapeEnvelopePanel
 from workbench.ui.figures.layers import nice_ceil, nice_floor
 from workbench.ui.panels.closed_loop import ClosedLoopPanel
+from workbench.ui.panels.compiler import FusionPanel, ShapeEnvelopePanel
 from workbench.ui.panels.runtime import BatchingPanel, FairnessPanel, ResidencyPanel
 from workbench.ui.panels.serving import ServingPanel
 

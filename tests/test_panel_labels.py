@@ -16,8 +16,8 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.text import Text
 from matplotlib.transforms import Bbox
 
-from workbench.ui.panels.compiler import FusionPanel, ShapeEnvelopePanel
 from workbench.ui.panels.closed_loop import ClosedLoopPanel
+from workbench.ui.panels.compiler import FusionPanel, ShapeEnvelopePanel
 from workbench.ui.panels.runtime import BatchingPanel, FairnessPanel, ResidencyPanel
 from workbench.ui.panels.serving import ServingPanel
 from workbench.ui.panels.tour import TourDriftPanel

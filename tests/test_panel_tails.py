@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from workbench.ui.panels.compiler import FusionPanel, ShapeEnvelopePanel
 from workbench.ui.figures.base import new_figure
+from workbench.ui.figures.survival import PERCENTILES, SurvivalView, survival_floor, survival_xy
 from workbench.ui.panels.closed_loop import ClosedLoopPanel
+from workbench.ui.panels.compiler import FusionPanel, ShapeEnvelopePanel
 from workbench.ui.panels.runtime import FairnessPanel
 from workbench.ui.panels.serving import ServingPanel
-from workbench.ui.figures.survival import PERCENTILES, SurvivalView, survival_floor, survival_xy
 
 
 def test_survival_points_by_hand():

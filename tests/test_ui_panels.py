@@ -6,9 +6,9 @@ import ipywidgets as w
 import pytest
 
 from workbench.errors import ConfigError
-from workbench.ui.panels.compiler import FusionPanel, ShapeEnvelopePanel
-from workbench.ui.panels.closed_loop import ClosedLoopPanel
 from workbench.ui.panels.base import Panel, slider
+from workbench.ui.panels.closed_loop import ClosedLoopPanel
+from workbench.ui.panels.compiler import FusionPanel, ShapeEnvelopePanel
 from workbench.ui.panels.runtime import BatchingPanel, FairnessPanel, ResidencyPanel
 
 

@@ -25,8 +25,8 @@ import sys
 
 import numpy as np
 
-from workbench.ui.panels.compiler import FusionPanel, ShapeEnvelopePanel
 from workbench.ui.panels.closed_loop import ClosedLoopPanel
+from workbench.ui.panels.compiler import FusionPanel, ShapeEnvelopePanel
 from workbench.ui.panels.runtime import BatchingPanel, FairnessPanel, ResidencyPanel
 from workbench.ui.panels.serving import ServingPanel
 

@@ -30,9 +30,9 @@ import ipywidgets as w
 
 from workbench.errors import ConfigError
 from workbench.ui.figures import base as f
-from workbench.ui.panels.compare import what_changed
 from workbench.ui.figures.base import png
 from workbench.ui.figures.layers import LayeredCanvas
+from workbench.ui.panels.compare import what_changed
 
 
 @cache

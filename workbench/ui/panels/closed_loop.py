@@ -20,8 +20,8 @@ import numpy as np
 from workbench.analysis.metrics import summarize
 from workbench.feedback.guard import Effect, LoopResult, closed_loop
 from workbench.ui.figures import base as f
-from workbench.ui.panels.base import Panel, builtin, dropdown, slider, with_rate
 from workbench.ui.figures.survival import SurvivalView, percentile_values, survival_xy
+from workbench.ui.panels.base import Panel, builtin, dropdown, slider, with_rate
 
 SCENARIOS = ["shape_drift", "fusion_memory_bursts", "placement_skew", "priority_two_streams", "pinned_tradeoff"]
 TRADEOFF_RATES = {"hot": 990.0, "warm": 990.0, "cold": 1000.0}  # req/s

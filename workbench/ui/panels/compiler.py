@@ -12,8 +12,8 @@ from workbench.config import Drift, ShapeDist
 from workbench.ui.figures import base as f
 from workbench.ui.figures.layers import nice_ceil, steady_lim
 from workbench.ui.figures.palette import BASELINE, BASELINE_ALPHA, CURRENT
-from workbench.ui.panels.base import Panel, builtin, dropdown, lat_ms, slider, with_rate
 from workbench.ui.figures.survival import SurvivalView
+from workbench.ui.panels.base import Panel, builtin, dropdown, lat_ms, slider, with_rate
 
 ENVELOPES = {
     "128 / 256 / 512": [128, 256, 512],

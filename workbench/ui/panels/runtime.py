@@ -12,8 +12,8 @@ from workbench.config import RESIDENCY_DISPATCH, Batching, ResidencyPolicy, Sche
 from workbench.ui.figures import base as f
 from workbench.ui.figures.layers import nice_ceil, steady_lim
 from workbench.ui.figures.palette import BASELINE, BASELINE_ALPHA, CURRENT, cause_color
-from workbench.ui.panels.base import Panel, builtin, dropdown, lat_ms, slider, with_rate
 from workbench.ui.figures.survival import SurvivalView
+from workbench.ui.panels.base import Panel, builtin, dropdown, lat_ms, slider, with_rate
 
 GIB = 1 << 30
 MAX_BATCH = 64  # the max-batch slider's top: the batch-size histogram has one bar per size up to it
