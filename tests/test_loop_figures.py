@@ -67,6 +67,11 @@ def test_figures_draw_in_the_palette(tradeoff):
     cdf = lf.before_after_cdf(loop.baseline, loop.baseline)
     colors = {line.get_color() for line in cdf.axes[0].lines}
     assert {pal.BASELINE, pal.CURRENT} <= colors and "tab:red" not in colors
+    ax = cdf.axes[0]  # the tail on a log scale: survival curves, p50 ... p99.9 guides
+    assert ax.get_xscale() == ax.get_yscale() == "log" and ax.get_ylim()[0] < 1e-3
+    labels = [line.get_label() for line in ax.get_lines()]
+    assert any(lb.startswith("baseline: p99") for lb in labels)
+    assert any(lb.startswith("after retuning: p99") for lb in labels)
     tel = lf.telemetry_figure(loop.baseline, loop.baseline, 5)
     assert tel.axes[0].get_ylabel().startswith("p99 per window (ms)")
     g = lf.guard_figure(lf.guard_margins(loop.before, loop.results[0].effect), lf.seed_noise(sc, (1,)), (0.05, 0.2))

@@ -16,6 +16,7 @@ from workbench.analysis.envelope_stats import (
 )
 from workbench.compiler.envelope import parse_envelope
 from workbench.ui.figures import envelopes as ef
+from workbench.ui.figures import palette as pal
 from workbench.ui.figures import timeline as tf
 from workbench.ui.panels.compiler import ShapeEnvelopePanel
 
@@ -58,6 +59,11 @@ def test_figures_draw(runs):
     assert len(fig.axes) == 2 and fig._repr_png_()[:4] == b"\x89PNG"
     fig = tf.cdf_figure({"recompile": tr, "fallback": runs["fallback"]["trace"]})
     assert fig._repr_png_()[:4] == b"\x89PNG"
+    ax = fig.axes[0]  # the tail on a log scale: survival (1 - F) on log-log axes, never a linear CDF
+    assert ax.get_xscale() == ax.get_yscale() == "log" and "slower" in ax.get_ylabel()
+    assert ax.get_ylim()[0] <= 1e-3 / 2 + 1e-12
+    colours = [line.get_color() for line in ax.get_lines() if line.get_label().startswith(("recompile", "fallback"))]
+    assert colours == [pal.CURRENT, pal.BASELINE]  # two runs: the current in blue over the baseline in grey
     marks = tf.percentiles_ms(tr)
     assert marks[50] <= marks[95] <= marks[99]
     assert "recompile pause 150.00 ms" in tf.timeline_text(tf.cause_totals_s(tr))
@@ -78,3 +84,25 @@ def test_envelope_arithmetic():
     assert padding_waste(np.array([200, 100]), gap) == pytest.approx(1 - 300 / 356)
     s = measured_shares(np.array([10, 100, 200, 300, 900]), gap)
     assert s["below"] == pytest.approx(0.2) and s["gap"] == pytest.approx(0.2) and s["beyond"] == pytest.approx(0.2)
+
+
+def test_survival_marks_match_the_percentiles(runs):
+    """draw_cdf's marks are numpy's percentiles of the measured latencies; each run's curve falls from 1."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from workbench.ui.figures.base import latencies_ms, new_figure
+
+    traces = {p: r["trace"] for p, r in runs.items()}
+    _, (ax,) = new_figure(1)
+    marks = tf.draw_cdf(ax, traces)
+    assert set(marks) == set(traces)
+    for name, tr in traces.items():
+        lat = latencies_ms(tr)
+        assert [marks[name][q] for q in (50, 95, 99, 99.9)] == pytest.approx(np.percentile(lat, [50, 95, 99, 99.9]))
+        assert marks[name][99] == pytest.approx(tf.percentiles_ms(tr)[99])
+    curves = [line for line in ax.get_lines() if line.get_label().split(":")[0] in traces]
+    assert len(curves) == len(traces)
+    for line in curves:
+        y = np.asarray(line.get_ydata())
+        assert y[0] <= 1 and np.all(np.diff(y) <= 0) and y[-1] > 0  # a survival curve: falls, stays on the log axis

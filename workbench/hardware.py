@@ -5,7 +5,9 @@ One frozen dataclass with units in every field name, plus a few presets:
 * ``generic-4core``, ``edge-2core``, ``datacenter-8core``: illustrative round numbers in the range of
   current inference NPUs (a chip split into a few compute cores sharing one HBM), not datasheets;
 * ``h100-sxm``, ``a100-sxm``, ``a40``: NVIDIA GPUs from their data sheets (dense bf16 tensor FLOP/s, memory
-  bandwidth and capacity; on-chip memory = L1/shared memory per SM x SMs; host link PCIe 5 / 4 x16).
+  bandwidth and capacity; on-chip memory = L1/shared memory per SM x SMs; host link PCIe 5 / 4 x16);
+* ``inferentia2``: AWS Inferentia2, a real multi-core NPU (two NeuronCore-v2 sharing one HBM), from AWS's
+  Neuron architecture pages.
 
 **A GPU is one core.** Its SMs are not independent cores that each run their own kernel on a shard of
 the layer: one kernel runs across all of them, so a GPU preset has ``cores = 1`` and the whole chip's
@@ -89,4 +91,15 @@ PRESETS: dict[str, Hardware] = {
     "a40": Hardware(cores=1, peak_flops_per_core=149.7e12, sram_bytes_per_core=84 * 128 * KIB,
                     hbm_bandwidth_bytes_per_s=696e9, hbm_capacity_bytes=48 * GIB, launch_s=5e-6, mma_rows=64,
                     host_link_bytes_per_s=31.5e9),
+    # AWS Inferentia2, one chip: a real multi-core NPU. AWS Neuron docs, "Inferentia2 Architecture": two
+    # NeuronCore-v2 per chip, 190 TFLOP/s FP16/BF16 per chip (95 per core), 32 GiB HBM at 820 GB/s shared by both
+    # cores (820 GB/s in the NKI guide, "820 GiB/sec" on the newer architecture page: the smaller, 820e9, is taken);
+    # "Trainium/Inferentia2 Architecture Guide for NKI": a 24 MiB state buffer (SBUF) per NeuronCore-v2
+    # (plus a 2 MiB PSUM accumulator, left out) and a 128 x 128 systolic tensor engine (mma_rows 128). Neither page
+    # gives a launch overhead or the host link: 5 us and PCIe 4.0 x16 (31.5 GB/s) are this workbench's assumptions
+    "inferentia2": Hardware(cores=2, peak_flops_per_core=95e12, sram_bytes_per_core=24 * MIB,
+                            hbm_bandwidth_bytes_per_s=820e9, hbm_capacity_bytes=32 * GIB, launch_s=5e-6, mma_rows=128,
+                            host_link_bytes_per_s=31.5e9),
 }
+
+REAL_PRESETS = (*GPU_PRESETS, "inferentia2")  # the presets taken from vendors' published figures

@@ -21,7 +21,8 @@ from workbench.feedback.guard import Effect
 from workbench.pipeline import run_scenario
 from workbench.runtime.trace import Trace
 from workbench.ui.figures import palette as pal
-from workbench.ui.figures.base import MARKS, cdf_xy, latencies_ms, new_figure, plain_log
+from workbench.ui.figures.base import new_figure, plain_log
+from workbench.ui.figures.timeline import draw_cdf
 
 
 def guard_margins(before: Effect, after: Effect) -> dict[str, float]:
@@ -79,21 +80,13 @@ def windowed_p99(trace: Trace, windows: int = 20) -> tuple[np.ndarray, np.ndarra
 
 
 def before_after_cdf(baseline: Trace, after: Trace, title: str = ""):
-    """Latency CDF before (grey) and after retuning (blue), with p50/p95/p99 marks of each."""
+    """Latency tails before (grey) and after retuning (blue): survival curves (the share of requests slower than
+    x) on log-log axes with p50 ... p99.9 marked, drawn by :func:`workbench.ui.figures.timeline.draw_cdf` (the
+    name is kept from the linear CDF it replaced)."""
     fig, (ax,) = new_figure(1, 6.4, 3.6)
-    for label, tr, color in (("baseline", baseline, pal.BASELINE), ("after retuning", after, pal.CURRENT)):
-        lat = latencies_ms(tr)
-        ax.plot(*cdf_xy(lat), color=color, lw=2.0 if color == pal.BASELINE else 1.4, label=label)
-        for q, ls in MARKS:
-            ax.axvline(float(np.percentile(lat, q)), color=color, ls=ls, lw=0.8)
-    ax.set_xscale("log")
-    plain_log(ax.xaxis)
-    ax.set_ylim(0, 1.02)
-    ax.set_xlabel("latency (ms); p50 dotted, p95 dashed, p99 solid")
-    ax.set_ylabel("CDF")
-    ax.set_title(title or "before and after retuning, same workload and seed", fontsize=9)
-    ax.grid(alpha=0.3)
-    ax.legend(loc="lower right", fontsize=8)
+    fig.subplots_adjust(top=0.8, right=0.93)
+    draw_cdf(ax, {"after retuning": after, "baseline": baseline})
+    ax.set_title(title or "before and after retuning, same workload and seed", fontsize=9, pad=22)
     return fig
 
 

@@ -1,4 +1,4 @@
-"""Pictures of one run: a per-core timeline coloured by cause above the queue depth, and a latency CDF.
+"""Pictures of one run: a per-core timeline coloured by cause above the queue depth, and its latency tail.
 
 The timeline splits each batch's time on its core into the causes the trace records
 (``workbench.runtime.trace``), in the order a core meets them:
@@ -24,10 +24,20 @@ from __future__ import annotations
 
 import numpy as np
 from matplotlib.patches import Patch
+from matplotlib.ticker import NullLocator
 
 from workbench.runtime.trace import Trace
-from workbench.ui.figures.base import ShownFigure, latencies_ms, plain_log
-from workbench.ui.figures.palette import BASELINE, CURRENT, PERCENTILE_STYLES, SECOND, TIMELINE
+from workbench.ui.figures.base import COLORS, ShownFigure, latencies_ms, log_limits, plain_log
+from workbench.ui.figures.palette import BASELINE, BASELINE_ALPHA, CURRENT, PERCENTILE_STYLES, TIMELINE
+from workbench.ui.figures.survival import (
+    FLOORS,
+    PERCENTILES,
+    TOP,
+    percentile_values,
+    span,
+    survival_floor,
+    survival_xy,
+)
 
 CAUSE_ORDER = ("reload", "recompile pause", "specialised", "padded", "generic fallback", "contention stretch")
 
@@ -143,56 +153,61 @@ def percentiles_ms(trace: Trace) -> dict[int, float]:
     return {q: float(np.percentile(lat, q)) if len(lat) else float("nan") for q, _ in PERCENTILE_STYLES}
 
 
-NINES = (0.0, 0.5, 0.9, 0.95, 0.99, 0.999)  # the CDF's y ticks: the axis stretches the tail
+def _ms_text(v: float) -> str:
+    """Three significant figures, plain digits past 1,000 (the panels' legend format)."""
+    return f"{v:,.0f}" if v >= 1000 else f"{v:.3g}"
 
 
-def _nines(q: np.ndarray | float) -> np.ndarray:
-    """-log10(1 - q): 0.9 -> 1, 0.99 -> 2, 0.999 -> 3 (each step up is one more nine)."""
-    return -np.log10(np.maximum(1.0 - np.asarray(q, dtype=float), 1e-6))
+def draw_cdf(ax, runs: dict[str, Trace]) -> dict[str, dict[float, float]]:
+    """Latency survival curves (the share of requests slower than x, 1 - F) on log-log axes, p50 ... p99.9 marked.
 
-
-def draw_cdf(ax, runs: dict[str, Trace]) -> dict[str, dict[int, float]]:
-    """Latency CDFs, log time axis, with a y axis that stretches the tail (0.9, 0.99, 0.999 equally spaced).
-
-    Each p50 / p95 / p99 is marked (dotted, dashed, solid). With one or two runs each mark
-    is labelled with its value in ms (the first run's right of the mark, the second's left of
-    it); with more, the values go in the legend instead, where they cannot overprint each
-    other. Returns the marks per run.
+    Named for the CDF it replaced: a linear CDF squeezes the slowest 1 % into the top hundredth of the plot.
+    Drawn with :func:`workbench.ui.figures.survival.survival_xy` and the panels' guides (a dotted line at
+    0.5, 0.05, 0.01, 0.001, labelled on the right axis; each run's dot where it crosses one). Two runs: the
+    first is the current run (blue), the second the baseline (grey, wide, under it), as in every panel. More:
+    each in its own colour. The y axis reaches 1e-4 when every run has enough samples below it
+    (:func:`workbench.ui.figures.survival.survival_floor`), else 1e-3. The legend gives each run's p99 and
+    p99.9. Returns each run's p50, p95, p99 and p99.9 in ms (keys 50, 95, 99, 99.9).
     """
     ax.clear()
-    colours = [CURRENT, SECOND] + [BASELINE] * max(len(runs) - 2, 0)
-    many = len(runs) > 2
-    out = {}
-    for i, ((label, tr), colour) in enumerate(zip(runs.items(), colours, strict=True)):
-        lat = latencies_ms(tr)
-        if len(lat) == 0:
-            continue
-        q = (np.arange(1, len(lat) + 1) - 0.5) / len(lat)  # the empirical CDF at each sorted latency
-        marks = percentiles_ms(tr)
-        values = ", ".join(f"p{pct} {marks[pct]:.2f}" for pct, _ in PERCENTILE_STYLES)
-        ax.step(lat, _nines(q), where="post", color=colour, lw=1.6, label=f"{label}: {values} ms" if many else label)
-        out[label] = marks
-        for pct, style in PERCENTILE_STYLES:
-            x = marks[pct]
-            ax.axvline(x, color=colour, ls=style, lw=0.9)
-            if many:
-                continue
-            ax.annotate(f"p{pct} {x:.2f} ms", (x, _nines(pct / 100)), xytext=(4 if i == 0 else -4, 3),
-                        textcoords="offset points", fontsize=8, color=colour, ha="left" if i == 0 else "right",
-                        bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.8, "pad": 0.5})
+    named = [(label, latencies_ms(tr)) for label, tr in runs.items()]
+    named = [(label, lat) for label, lat in named if len(lat)]
+    colours = [CURRENT, BASELINE] if len(named) == 2 else list(COLORS[:-1]) * 2
+    floor = max((survival_floor(len(lat)) for _, lat in named), default=FLOORS[-1])  # deep enough for every run
+    guides = 1 - np.array(PERCENTILES) / 100
+    out: dict[str, dict[float, float]] = {}
+    for (label, lat), colour in zip(named, colours, strict=False):
+        grey = colour == BASELINE
+        p = percentile_values(lat)
+        out[label] = {q: float(v) for q, v in zip(PERCENTILES, p, strict=True)}
+        ax.plot(*survival_xy(lat), color=colour, lw=2.4 if grey else 1.4, alpha=BASELINE_ALPHA if grey else 1.0,
+                zorder=2 if grey else 4, label=f"{label}: p99 {_ms_text(p[2])}, p99.9 {_ms_text(p[3])} ms")
+        ax.plot(p, guides, "o", ms=5 if grey else 3.2, mfc="white" if grey else colour, mec=colour,
+                zorder=3 if grey else 5)
+    for y in guides:
+        ax.axhline(y, color="#6f6f6f", lw=0.7, ls=(0, (1, 2)), zorder=1)
     ax.set_xscale("log")
     plain_log(ax.xaxis)
+    ax.set_yscale("log")
+    ticks = [10.0 ** k for k in range(int(round(np.log10(floor))), 1)]
+    ax.set_yticks(ticks, [f"{t:g}" for t in ticks])
+    ax.set_ylim(floor / 2, TOP)
+    if named:
+        ax.set_xlim(*log_limits(*[span(lat, floor) for _, lat in named]))
+    right = ax.secondary_yaxis("right")
+    right.set_yticks(guides, [f"p{q:g}" for q in PERCENTILES])
+    right.tick_params(labelsize=7, length=2, pad=1)
+    right.yaxis.set_minor_locator(NullLocator())
     ax.set_xlabel("latency (ms), log scale")
-    ax.set_ylabel("share of requests at or below")
-    ax.set_yticks(_nines(np.array(NINES)), [f"{v:g}" for v in NINES])
-    ax.set_ylim(0, _nines(0.999) + 0.2)
-    ax.grid(alpha=0.3)
-    ax.legend(loc="upper left", fontsize=7 if many else 8)
+    ax.set_ylabel("share of requests slower than x")
+    ax.grid(alpha=0.25, axis="x")
+    ax.legend(loc="lower left", fontsize=7, frameon=False)
     return out
 
 
 def cdf_figure(runs: dict[str, Trace], width: float = 7.0, height: float = 3.6) -> ShownFigure:
-    """A figure holding :func:`draw_cdf` of ``runs``."""
+    """A figure holding :func:`draw_cdf` of ``runs``: their latency survival curves, log-log (the name is kept
+    for the chapters that call it)."""
     fig = ShownFigure(figsize=(width, height))
     ax = fig.subplots(1, 1)
     fig.subplots_adjust(left=0.12, right=0.97, bottom=0.15, top=0.95)
