@@ -9,9 +9,10 @@ from workbench.analysis import knee as kn
 from workbench.config import Batching
 from workbench.models import transformer_block
 from workbench.scenario import load_scenario
-from workbench.ui.exercises import fusion_batching as ck
-from workbench.ui.panels.compiler import FusionPanel
+from workbench.ui.exercises import batching as bk
+from workbench.ui.exercises import fusion as ck
 from workbench.ui.exercises.base import NOT_ANSWERED
+from workbench.ui.panels.compiler import FusionPanel
 from workbench.ui.panels.runtime import BatchingPanel
 
 
@@ -21,9 +22,9 @@ def test_placeholders_are_not_answered():
     assert ck.smallest_sram_no_worse_p95(fp, ...) == NOT_ANSWERED
     assert ck.best_depth_p95(fp, ...) == NOT_ANSWERED
     assert ck.spill_time_us(..., hw) == NOT_ANSWERED
-    assert ck.littles_law_depth(bp, ...) == NOT_ANSWERED
-    assert ck.smallest_delay_under_utilisation(bp, ...) == NOT_ANSWERED
-    assert ck.first_rate_wait_exceeds_service(bp, ...) == NOT_ANSWERED
+    assert bk.littles_law_depth(bp, ...) == NOT_ANSWERED
+    assert bk.smallest_delay_under_utilisation(bp, ...) == NOT_ANSWERED
+    assert bk.first_rate_wait_exceeds_service(bp, ...) == NOT_ANSWERED
 
 
 def test_the_fusion_checkers_sit_at_the_shipped_scenario():
@@ -87,17 +88,17 @@ def test_spill_time_exercise():
 def test_batching_exercises():
     panel = BatchingPanel()
     before = panel.values()
-    assert ck.littles_law_depth(panel, 1200 * 2.35e-3) == "right"  # 2.82 waiting; the run measures 2.82
-    assert ck.littles_law_depth(panel, 1200 * 2.35).startswith("not yet:")  # W in ms
-    assert ck.littles_law_depth(panel, 2.03).startswith("not yet:")  # section 5's default setting, printed
-    assert ck.smallest_delay_under_utilisation(panel, 1.5) == "right"
-    assert ck.smallest_delay_under_utilisation(panel, 2.0).startswith("not yet:")
-    assert ck.smallest_delay_under_utilisation(panel, 1.3).startswith("expected")
-    assert ck.first_rate_wait_exceeds_service(panel, 650) == "right"
-    assert ck.first_rate_wait_exceeds_service(panel, 600).startswith("not yet:")  # M/M/2's answer
-    assert ck.first_rate_wait_exceeds_service(panel, 750).startswith("not yet:")
-    assert ck.first_rate_wait_exceeds_service(panel, 625).startswith("expected")
-    assert ck.smallest_delay_under_utilisation(panel, 1.75).startswith("not yet:")  # the window-only estimate
+    assert bk.littles_law_depth(panel, 1200 * 2.35e-3) == "right"  # 2.82 waiting; the run measures 2.82
+    assert bk.littles_law_depth(panel, 1200 * 2.35).startswith("not yet:")  # W in ms
+    assert bk.littles_law_depth(panel, 2.03).startswith("not yet:")  # section 5's default setting, printed
+    assert bk.smallest_delay_under_utilisation(panel, 1.5) == "right"
+    assert bk.smallest_delay_under_utilisation(panel, 2.0).startswith("not yet:")
+    assert bk.smallest_delay_under_utilisation(panel, 1.3).startswith("expected")
+    assert bk.first_rate_wait_exceeds_service(panel, 650) == "right"
+    assert bk.first_rate_wait_exceeds_service(panel, 600).startswith("not yet:")  # M/M/2's answer
+    assert bk.first_rate_wait_exceeds_service(panel, 750).startswith("not yet:")
+    assert bk.first_rate_wait_exceeds_service(panel, 625).startswith("expected")
+    assert bk.smallest_delay_under_utilisation(panel, 1.75).startswith("not yet:")  # the window-only estimate
     assert panel.values() == before
 
 

@@ -12,8 +12,8 @@ import dataclasses
 from typing import Any
 
 from workbench.feedback.guard import closed_loop
-from workbench.ui.figures import closed_loop as lf
 from workbench.ui.exercises.base import _verdict
+from workbench.ui.figures import closed_loop as lf
 from workbench.ui.panels.closed_loop import scenario_named
 
 NOISE_SEEDS = (1, 2, 3, 4, 5)  # 06, exercise 2: the no-op seeds, against the scenario's own seed 7
@@ -90,11 +90,11 @@ def refused_action(panel, kind: Any, stream: Any) -> str:
     return _with_hint(_verdict((kind, stream), "an action kind and a stream name", test, ""), hint)
 
 
-# 07: an answer to ``fusion-memory-bursts`` complete but for one core element (exercises 2 and 4 read it). Its numbers
-# are the drill's evidence (tests/test_exercises_loop_drills.py checks them): aggressive fusion makes the MLP one GEMM chain
-# (norm, up-projection, GELU, down-projection, residual) that keeps each token's 4,096-wide hidden row on chip, 12 KiB
-# a row, so no useful tile fits the 4 MiB of SRAM and it spills ten times the elementwise plan's bytes per request;
-# eight cores contend for the one HBM; the four-op cap cuts the chain at the down-projection
+# 07: an answer to ``fusion-memory-bursts`` complete but for one core element (exercises 2 and 4 read it). Its
+# numbers are the drill's evidence (tests/test_exercises_loop_drills.py checks them): aggressive fusion makes the MLP
+# one GEMM chain (norm, up-projection, GELU, down-projection, residual) that keeps each token's 4,096-wide hidden row
+# on chip, 12 KiB a row, so no useful tile fits the 4 MiB of SRAM and it spills ten times the elementwise plan's bytes
+# per request; eight cores contend for the one HBM; the four-op cap cuts the chain at the down-projection
 PARTIAL_ANSWER = """Workload: the transformer block at production load, 6,610 req/s on 8 cores; p95 went from \
 2.5 ms to 3.1 ms after aggressive fusion shipped.
 Mechanism: the fused MLP kernel now runs the norm, the up-projection, GELU, the down-projection and the residual \
@@ -176,3 +176,69 @@ def owner_sentence(drill, text: Any) -> str:
         return e.hint or "the owner is found, but another element went missing: keep the sentence to the owner"
 
     return _with_hint(_verdict((text,), "your owner sentence as a string", test, ""), hint)
+
+
+# --- 06, build it yourself: a confidence interval for p99, and a canary sized from it --------------------------------
+
+P99_CONFIDENCE = 0.95
+CANARY_REGRESSION = 0.20  # the p99 regression the canary must see: +20 %
+
+
+def p99_ranks(n: Any, lo_rank: Any, hi_rank: Any) -> str:
+    """06, build it yourself: the 1-based ranks of the sorted ``n`` samples that bracket the true p99 at 95 %,
+    equal-tailed from the binomial (:func:`workbench.analysis.quantile_ci.order_statistic_ranks`)."""
+    from workbench.analysis import quantile_ci as qc
+
+    def test() -> bool:
+        size, lo, hi = int(n), int(lo_rank), int(hi_rank)
+        if (size, lo, hi) != (n, lo_rank, hi_rank):
+            raise ValueError("whole numbers")
+        return (lo, hi) == qc.order_statistic_ranks(size, 0.99, P99_CONFIDENCE)
+
+    def hint() -> str:
+        size, lo, hi = int(n), int(lo_rank), int(hi_rank)
+        want = qc.order_statistic_ranks(size, 0.99, P99_CONFIDENCE)
+        if lo > hi:
+            return "the lower rank comes first"
+        if (lo + 1, hi + 1) == want:
+            return "ranks count from 1: the smallest sample is rank 1 (index 0 of the sorted array)"
+        if not 1 <= lo < hi <= size:
+            return f"two ranks between 1 and {size:,}"
+        cover = qc.coverage(size, (lo, hi))
+        if cover < P99_CONFIDENCE:
+            return (f"those ranks bracket the true p99 only {cover:.1%} of the time: B, the count below it, is "
+                    f"Binomial(n, 0.99); l is the largest rank with P(B <= l - 1) <= 0.025, u the smallest with "
+                    f"P(B <= u - 1) >= 0.975")
+        return (f"those ranks bracket it {cover:.1%} of the time, more than needed: take the tightest equal-tailed "
+                "pair (2.5 % below, 2.5 % above)")
+
+    return _with_hint(_verdict((n, lo_rank, hi_rank), "three whole numbers", test, ""), hint)
+
+
+def canary_size(traffic, requests: Any, regression: float = CANARY_REGRESSION) -> str:
+    """06, build it yourself: the fewest canary requests at which the p99 interval expected from ``traffic`` is
+    narrower than the regression, ``hi / lo < 1 + regression`` (within 2 % of
+    :func:`workbench.analysis.quantile_ci.canary_requests`'s answer, above it)."""
+    from workbench.analysis import quantile_ci as qc
+
+    want = qc.canary_requests(traffic, regression)
+
+    def test() -> bool:
+        m = int(requests)
+        if m != requests or m < 1:
+            raise ValueError("a whole number of requests")
+        return want <= m <= 1.02 * want
+
+    def hint() -> str:
+        m = int(requests)
+        if m < qc.min_samples_for_upper_bound(0.99, P99_CONFIDENCE):
+            return (f"{m} requests cannot bound p99 from above at all: the largest of them sits below the true p99 "
+                    "more often than 2.5 % of the time")
+        ratio = qc.width_ratio(traffic, m)
+        if ratio >= 1 + regression:
+            return (f"at {m:,} requests the interval is hi / lo = {ratio:.3f}, wider than the {regression:.0%} you "
+                    "want to see: more requests")
+        return (f"at {m:,} the interval is already narrow enough (hi / lo = {ratio:.3f}), and fewer would do: find "
+                "the smallest (bisect between 368 and the traffic's size)")
+
+    return _with_hint(_verdict((requests,), "a whole number of requests", test, ""), hint)

@@ -1,19 +1,17 @@
-"""Exercise checkers of chapters 02 (fusion and memory) and 03 (batching and queues).
+"""Exercise checkers of chapter 02 (fusion and memory), the roofline by hand included.
 
 Each returns "right", "not yet: <hint>" or "not answered yet" (see
 :mod:`workbench.ui.exercises.base`). Panel exercises run the panel's model headless at fixed
 settings (so neither the learner's slider positions nor checking moves anything);
 arithmetic exercises compare with the library's own number. ``tests/test_exercises_fusion_batching.py``
-is the instructor's key.
+is the instructor's key (with :mod:`workbench.ui.exercises.batching`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
-from workbench.analysis import queueing as q
+from workbench.analysis.regimes import split_cost
 from workbench.analysis.roofline import plan_points, spill_seconds
 from workbench.compiler.cost import footprint
 from workbench.compiler.fusion import fuse_ops
@@ -21,7 +19,6 @@ from workbench.models import transformer_block
 from workbench.ui.exercises.base import _run, _verdict
 
 FUSION_AT = {"rate": 6610.0, "cores": 8, "attention": "flash", "sram_mib": 4.0}  # fusion_memory_bursts as shipped
-BATCHING_AT = {"rate": 1500.0, "policy": "dynamic", "max_batch": 16}
 BLOCK = {"d_model": 1024, "heads": 16}  # the scenario's transformer block
 MIB = 2**20
 
@@ -166,48 +163,88 @@ def spill_time_us(answer_us: Any, hw) -> str:
     return _verdict_with((answer_us,), "a time in us (a number)", test, hint)
 
 
-LITTLE_AT = {"rate": 1200.0, "policy": "dynamic", "max_batch": 16, "max_delay_ms": 4.0}  # 03, exercise 1
+# --- 02, build it yourself: one kernel's roofline by hand -------------------------------------------------------------
+
+HAND_KERNEL = "k5_up"  # the elementwise plan's MLP GEMM: the up-projection with its bias and GELU fused in
+HAND_DIMS = {"batch": 1, "seq": 512}  # one request of the stream's median length
+REGIME_NAMES = {"compute": "compute-bound", "memory": "memory-bandwidth-bound", "overhead": "overhead-bound"}
 
 
-def littles_law_depth(panel, mean_waiting: Any) -> str:
-    """03, exercise 1: the mean number of requests waiting at 1,200 req/s with a 4 ms window (dynamic, 16), from
-    L = lambda W (the panel's run there gives W)."""
+def hand_kernel(hw):
+    """The cost model's :class:`~workbench.analysis.roofline.KernelPoint` of :data:`HAND_KERNEL` at
+    :data:`HAND_DIMS` on ``hw``: what the learner's hand count must equal."""
+    graph = transformer_block(**BLOCK)
+    (point,) = [p for p in plan_points(graph, "elementwise", HAND_DIMS, hw) if p.kernel.name == HAND_KERNEL]
+    return point
+
+
+def hand_regime(hw) -> str:
+    """The regime of :func:`hand_kernel`, by the course's three names."""
+    return REGIME_NAMES[split_cost(hand_kernel(hw).cost, hw).regime]
+
+
+def _flops_hint(flops: float) -> str:
+    rows, d, f = HAND_DIMS["batch"] * HAND_DIMS["seq"], BLOCK["d_model"], 4 * BLOCK["d_model"]
+    if flops == 2 * rows * d * f:
+        return "the matmul alone: the bias adds one FLOP per output element and GELU eight, and both are in the kernel"
+    if flops in (rows * d * f, rows * d * f + 9 * rows * f):
+        return "a multiply-add is two FLOPs: 2 x rows x K x N"
+    return "2 x rows x K x N for the matmul, plus one FLOP per output element for the bias and eight for GELU"
+
+
+def _bytes_hint(hbm_bytes: float, expected: float) -> str:
+    rows, d, f = HAND_DIMS["batch"] * HAND_DIMS["seq"], BLOCK["d_model"], 4 * BLOCK["d_model"]
+    bias = 2 * f
+    if hbm_bytes == expected - bias:
+        return "the bias is a weight too: 4,096 bf16 values read from HBM"
+    if hbm_bytes == 2 * expected:
+        return "bf16 is 2 bytes an element, not 4"
+    if hbm_bytes in (expected + 2 * 2 * rows * f, expected + 2 * rows * f):
+        return ("the bias and GELU work on the matmul's output tile on chip: only the kernel's output (GELU's) is "
+                "written to HBM")
+    if hbm_bytes == expected - 2 * rows * f:
+        return "the kernel writes its output, GELU's [512, 4096] activation, to HBM"
+    if hbm_bytes == expected - 2 * rows * d:
+        return "the kernel reads its input, ln2's [512, 1024] row, from HBM"
+    return "input activation + weights (and bias) read once + output written once, 2 bytes an element"
+
+
+def kernel_by_hand(hw, flops: Any, hbm_bytes: Any, intensity: Any, seconds: Any, regime: Any) -> str:
+    """02, build it yourself: FLOPs, HBM bytes, arithmetic intensity (FLOP/byte), roofline time (s, launch
+    included) and regime of :data:`HAND_KERNEL` at :data:`HAND_DIMS`, each equal to the cost model's."""
+    p = hand_kernel(hw)
+    c = p.cost
+    want_regime = hand_regime(hw)
+
+    def parts() -> dict[str, str]:
+        out = {}
+        fl, by, i, s = float(flops), float(hbm_bytes), float(intensity), float(seconds)
+        if not isinstance(regime, str):
+            raise TypeError("the regime is a name, as a string")
+        out["FLOPs"] = "" if fl == c.flops else _flops_hint(fl)
+        out["HBM bytes"] = "" if by == c.bytes else _bytes_hint(by, c.bytes)
+        out["intensity"] = "" if abs(i - p.intensity) <= 1e-9 * p.intensity else \
+            "FLOPs over HBM bytes, both of this kernel"
+        if abs(s - c.seconds) <= 1e-12:
+            out["time"] = ""
+        elif abs(s - (c.seconds - hw.launch_s)) <= 1e-12:
+            out["time"] = "add the launch: the cost model charges 10 us per kernel before any work"
+        elif abs(s - (hw.launch_s + c.compute_s + c.memory_s)) <= 1e-12:
+            out["time"] = "max, not sum: the kernel moves bytes while it computes, so the longer of the two counts"
+        else:
+            out["time"] = "launch + max(FLOPs / peak FLOP/s, bytes / HBM bandwidth), in seconds"
+        out["regime"] = "" if regime.strip().lower() == want_regime else (
+            f"name it by the largest of the three terms (launch, FLOPs / peak, bytes / bandwidth): one of "
+            f"{', '.join(REGIME_NAMES.values())}")
+        return out
+
     def test() -> bool:
-        s = _run(panel, **LITTLE_AT)
-        return abs(float(mean_waiting) - s["queue_depth"]["mean"]) <= 0.1 * s["queue_depth"]["mean"]
+        return not any(parts().values())
 
-    return _verdict((mean_waiting,), "a number of requests", test,
-                    "L = lambda x W: the arrival rate in req/s times the mean queue wait in seconds, not ms")
+    def hint() -> str:
+        got = parts()
+        right = [k for k, v in got.items() if not v]
+        wrong = "; ".join(f"{k}: {v}" for k, v in got.items() if v)
+        return wrong + (f" (right so far: {', '.join(right)})" if right else "")
 
-
-def smallest_delay_under_utilisation(panel, max_delay_ms: Any, target: float = 0.8) -> str:
-    """03, exercise 2: at 1,500 req/s (dynamic, max batch 16), the smallest max delay (0.25 ms grid) under 80% busy."""
-    step = panel.ctrl["max_delay_ms"].step
-
-    def util(d: float) -> float:
-        return float(np.mean(_run(panel, max_delay_ms=d, **BATCHING_AT)["cores"]["utilization"]))
-
-    def test() -> bool:
-        d = float(max_delay_ms)
-        if d < step or abs(d / step - round(d / step)) > 1e-9:
-            raise ValueError(f"a delay on the slider's {step} ms grid, above 0")
-        return util(d) < target and util(d - step) >= target
-
-    return _verdict((max_delay_ms,), "a delay in ms", test,
-                    "a longer window fills bigger batches; each batch pays the 2 ms fixed cost once")
-
-
-def first_rate_wait_exceeds_service(panel, rate: Any) -> str:
-    """03, exercise 3: without batching, the first load (50 req/s grid) whose mean wait exceeds the 2.5 ms service."""
-    def wait(r: float) -> float:
-        return _run(panel, policy="none", rate=r)["wait_s"]["mean"]
-
-    def test() -> bool:
-        r = float(rate)
-        if r % 50 or not 100 <= r <= 3000:
-            raise ValueError("a load on the slider's 50 req/s grid")
-        formula = [q.allen_cunneen_wait(x, 0.0025, 2, 1.0, 0.09) for x in (r - 50, r)]
-        return wait(r) > 2.5e-3 >= wait(r - 50) and formula[1] > 2.5e-3 >= formula[0]
-
-    return _verdict((rate,), "a load in req/s", test,
-                    "set Allen-Cunneen's wait equal to E[S] = 2.5 ms with c = 2, ca2 = 1, cs2 = 0.09")
+    return _verdict_with((flops, hbm_bytes, intensity, seconds, regime), "five numbers and a regime name", test, hint)
