@@ -6,7 +6,7 @@ import numpy as np
 
 from workbench.config import Arrivals, Batching, Scenario, Scheduler, Service, Stream
 from workbench.hardware import Hardware
-from workbench.runtime.workload import Requests
+from workbench.service_model import Requests
 
 
 def scenario(rates=(0.8,), cores=1, requests=2000, seed=1, streams=None, **kw) -> Scenario:

@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from workbench.runtime.assembly import dense_floats, distinct, distinct_values, narrow, rejections, table_column
+from workbench.runtime.assembly import dense_floats, narrow, rejections, table_column
+from workbench.unique import distinct, distinct_values
 
 
 @pytest.mark.parametrize("top", [1, 50, 10_000, 2**40])

@@ -31,7 +31,7 @@ from workbench.config import (
 )
 from workbench.hardware import Hardware
 from workbench.runtime.engine import Engine
-from workbench.runtime.service import Classification
+from workbench.service_model import Classification
 
 PATHS = aot.paths()
 if not PATHS:

@@ -3,7 +3,7 @@
 The compiled loop used to leave for Python at every (class, size, shape key) it met first
 (``driver._Run.add_cost``: about 2,000 times in a 200k-request ``shape_drift`` run). Through
 a compiled plan it now costs the batch itself from
-:class:`~workbench.compiler.cost_book.CostBook`. Each loop here runs on its own freshly
+:class:`~workbench.compiler.plan.CostBook`. Each loop here runs on its own freshly
 compiled plan, so neither finds a cost the other left in the plan's memo: the compiled
 loop's costs (and the trace's means, demands and fallback seconds built from them) meet the
 reference loop's bit for bit, over every out-of-envelope policy; the memo the loop fills

@@ -21,7 +21,7 @@ from workbench.scenario import load_scenario
 from workbench.serving.config import LengthLaw, SchedulerConfig, Tenant
 from workbench.serving.engine import ServingRun, simulate_tokens
 from workbench.serving.metrics import summarize_tokens
-from workbench.serving.workload import drawn_steps, worst_steps
+from workbench.serving.run import drawn_steps, worst_steps
 
 LLM = ("llm_chunked_prefill", "llm_kv_pressure", "llm_llama3_8b_h100", "llm_priority_budget", "llm_speculative",
        "llm_tp_link")

@@ -11,7 +11,7 @@ from workbench.hardware import GIB, PRESETS, Hardware
 from workbench.scenario import load_scenario
 from workbench.serving.config import Decoder, KVConfig, LengthLaw, SchedulerConfig, Tenant
 from workbench.serving.cost import IterationCost
-from workbench.serving.engine import ServingRun, activation_bytes, check_run
+from workbench.serving.run import ServingRun, activation_bytes, check_run
 
 LLAMA2_7B = Decoder(layers=32, d_model=4096, heads=32, d_ff=11008, gated_mlp=True, vocab=32000)
 CHAT = (Tenant("chat", 5.0, LengthLaw(500, 0.5, 2000), LengthLaw(100, 0.5, 500)),)

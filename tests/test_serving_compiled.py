@@ -108,9 +108,9 @@ def test_the_compiled_loop_equals_the_reference_bit_for_bit(path, run):
 @pytest.mark.parametrize(("fusion", "cores", "efficiency", "attention"), [
     ("none", 1, "fitted", "flash"), ("elementwise", 2, "ideal", "flash"), ("aggressive", 4, "fitted", "naive")])
 def test_the_kernel_prices_dense_kernels_as_the_cost_model_bit_for_bit(card, fusion, cores, efficiency, attention):
-    from workbench.serving import compiled_layout as K
-    from workbench.serving.compiled import dense_model
-    from workbench.serving.compiled_run import _dense
+    from workbench.serving.compiled import layout as K
+    from workbench.serving.compiled.driver import dense_model
+    from workbench.serving.compiled.run import _dense
 
     cost = IterationCost.of(card, Hardware(cores=cores, mma_rows=8), fusion, 1.7, efficiency)
     if attention == "naive":  # the cost model's other attention (whole score matrices on chip)

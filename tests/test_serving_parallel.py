@@ -22,9 +22,10 @@ from workbench.models import decoder_layer
 from workbench.scenario import load_scenario, parse_scenario
 from workbench.serving.config import Decoder, KVConfig, LengthLaw, Parallel, SchedulerConfig, Tenant
 from workbench.serving.cost import ITEM, ONE_GPU, IterationCost
-from workbench.serving.engine import ServingRun, auto_blocks, simulate_tokens
+from workbench.serving.engine import simulate_tokens
 from workbench.serving.metrics import summarize_tokens
 from workbench.serving.report import format_token_summary
+from workbench.serving.run import ServingRun, auto_blocks
 
 CARD = Decoder(layers=4, d_model=1024, heads=16, d_ff=4096, kv_heads=4, gated_mlp=True, vocab=32000)
 H100 = PRESETS["h100-sxm"]

@@ -20,9 +20,10 @@ from workbench.hardware import PRESETS
 from workbench.scenario import load_scenario, parse_scenario
 from workbench.serving.config import Decoder, KVConfig, LengthLaw, SchedulerConfig, Speculative, Tenant
 from workbench.serving.cost import IterationCost, causal_keys
-from workbench.serving.engine import ServingRun, auto_blocks, check_run, simulate_tokens
+from workbench.serving.engine import simulate_tokens
 from workbench.serving.metrics import itl_s, summarize_tokens, tpot_s
 from workbench.serving.report import format_token_summary
+from workbench.serving.run import ServingRun, auto_blocks, check_run
 from workbench.serving.speculative import acceptance_rng, expected_accepted, leading_successes
 
 TARGET = Decoder(layers=4, d_model=1024, heads=16, d_ff=4096, kv_heads=4, gated_mlp=True, vocab=32000)

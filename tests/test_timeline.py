@@ -8,8 +8,8 @@ from helpers import hand_requests, scenario
 from workbench.config import Batching, ResidentModel, Scheduler, Service, Stream
 from workbench.hardware import Hardware
 from workbench.runtime.engine import simulate
-from workbench.runtime.service import Classification
 from workbench.runtime.trace import COMPLETED, REJECTED_QUEUE_FULL, REJECTED_TIMEOUT
+from workbench.service_model import Classification
 
 DET = Service(law="deterministic", base_s=1.0)
 

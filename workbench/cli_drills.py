@@ -137,7 +137,7 @@ def cmd_drills_check(args: argparse.Namespace) -> int:
     """``workbench drills check DIR``: every drill file in DIR checked as it loads (its scenario overrides applied;
     with ``--run``, its runs simulated and its reference rendered). Exit 0 and one summary line on stdout when all
     are fine; else exit 2 and one ``workbench: error:`` line per problem on stderr (a file's first problem)."""
-    from workbench.grading.drill_check import check_dir
+    from workbench.grading.drill_folder import check_dir
 
     summary, problems = check_dir(Path(args.dir), run=args.run)
     for line in problems:

@@ -2,7 +2,8 @@
 
     compile plan -> runtime queue -> core placement -> completion and tail behaviour
 
-The runtime never imports the compiler: a plan reaches it only as a service model.
+A plan reaches the runtime as a service model (:mod:`workbench.service_model`); of the compiler, the runtime
+imports only the compiled cost model its compiled loop prices a plan's batches with.
 """
 
 from __future__ import annotations
@@ -11,8 +12,9 @@ from typing import TYPE_CHECKING
 
 from workbench.config import Scenario
 from workbench.runtime.engine import simulate
-from workbench.runtime.service import AbstractLaw, ServiceModel
+from workbench.runtime.service import AbstractLaw
 from workbench.runtime.trace import Trace
+from workbench.service_model import ServiceModel
 
 if TYPE_CHECKING:  # the compiler is imported when a scenario has a [model] (start-up of the others)
     from workbench.compiler.plan import Plan
@@ -20,8 +22,8 @@ if TYPE_CHECKING:  # the compiler is imported when a scenario has a [model] (sta
 
 def compile_scenario(scenario: Scenario, trace: bool = False) -> Plan:
     """The plan a scenario's ``[model]`` section asks for, on its hardware."""
+    from workbench.compiler.mapping import CompileOptions
     from workbench.compiler.pipeline import compile_plan
-    from workbench.compiler.plan import CompileOptions
     from workbench.models import REQUEST_DIM, build
 
     spec = scenario.model

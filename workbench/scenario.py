@@ -265,7 +265,7 @@ def _request_mode(t: _Table) -> None:
 
 def _model(t: _Table, base_dir: Path, streams: tuple[Stream, ...]) -> ModelSpec:
     """The [model] section, checked as far as it can be without compiling."""
-    from workbench.compiler.plan import CompileOptions
+    from workbench.compiler.mapping import CompileOptions
     from workbench.models import REQUEST_DIM, build
 
     kind = {"graph": "str", "fusion": "str", "max_depth": "int", "attention": "str", "out_of_envelope": "str",

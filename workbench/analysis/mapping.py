@@ -20,8 +20,8 @@ import numpy as np
 
 from workbench.compiler.envelope import MISS_KINDS
 from workbench.compiler.plan_profile import batch_profiles
-from workbench.runtime.assembly import distinct, distinct_values
 from workbench.runtime.trace import Trace
+from workbench.unique import distinct, distinct_values
 
 
 def mapping_summary(trace: Trace) -> dict | None:

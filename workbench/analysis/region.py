@@ -100,7 +100,7 @@ def capacity_rps(sc: Scenario, seq: int, samples: int = 4096) -> float:
 
 
 def _requests_of(seq: np.ndarray):
-    from workbench.runtime.workload import Requests
+    from workbench.service_model import Requests
 
     n = len(seq)
     return Requests(arrival_s=np.arange(n, dtype=float), stream=np.zeros(n, dtype=np.int32),

@@ -29,8 +29,10 @@ from workbench.hardware import GPU_PRESETS, PRESETS
 from workbench.serving.config import Decoder
 from workbench.serving.cost import IterationCost, kv_bytes_per_token
 from workbench.serving.efficiency import kernel_kind, reduction_depth
-from workbench.serving.engine import ServingRun, ServingTrace, activation_bytes, simulate_tokens
+from workbench.serving.engine import simulate_tokens
 from workbench.serving.metrics import summarize_tokens
+from workbench.serving.run import ServingRun, activation_bytes
+from workbench.serving.trace import ServingTrace
 
 
 def law_cost(cost: IterationCost, efficiency: str) -> IterationCost:

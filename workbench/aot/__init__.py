@@ -52,8 +52,8 @@ SOURCES = (  # every module whose code or constants the kernels are compiled fro
     "aot/spec.py", "runtime/compiled/layout.py", "runtime/compiled/parts.py", "runtime/compiled/queues.py",
     "runtime/compiled/kernel.py", "runtime/compiled/dispatch.py", "runtime/compiled/costs.py",
     "runtime/compiled/run.py", "runtime/trace.py", "compiler/cost_table.py", "compiler/cost_flat.py",
-    "compiler/cost_book.py", "compiler/cost.py", "serving/compiled_layout.py", "serving/compiled_loop.py",
-    "serving/compiled_run.py",
+    "compiler/cost_book.py", "compiler/cost.py", "serving/compiled/layout.py", "serving/compiled/loop.py",
+    "serving/compiled/run.py",
 )
 
 

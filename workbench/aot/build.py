@@ -33,6 +33,7 @@ from pathlib import Path
 
 from workbench.aot import BUILD, cpu_key, extension_name
 from workbench.aot.spec import ENTRIES, array_type
+from workbench.aot.stale import drop_stale_loop_cache
 
 
 def numba_type(t):
@@ -52,9 +53,7 @@ def build_entry(name: str, folder: Path = BUILD) -> Path:
     """Compile the extension of entry point ``name`` into ``folder``; its path."""
     from numba.core.errors import NumbaPendingDeprecationWarning
 
-    from workbench.runtime.compiled import drop_stale_cache
-
-    drop_stale_cache()  # the kernels the build calls may load from numba's cache: never a stale one
+    drop_stale_loop_cache()  # the kernels the build calls may load from numba's cache: never a stale one
     target = folder / extension_name(name)
     with tempfile.TemporaryDirectory(dir=folder) as tmp, warnings.catch_warnings():
         warnings.simplefilter("ignore", NumbaPendingDeprecationWarning)

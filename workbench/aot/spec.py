@@ -9,7 +9,7 @@ at run time (a call that does not fit goes to the JIT, which compiles what it is
 A type is ``"i8"``, ``"f8"`` or ``"b1"`` (int64, float64, bool scalars), ``"i4:2"`` (a
 writable, aligned, C-contiguous int32 array of rank 2), or a tuple of types (a tuple argument).
 The arguments are those ``runtime/compiled/driver.py``, ``compiler/plan.py`` and
-``serving/compiled.py`` pass.
+``serving/compiled/driver.py`` pass.
 """
 
 from __future__ import annotations
@@ -44,17 +44,17 @@ ENTRIES = {
         ("i4:3", "f8:1", "i8:2", "f8:2", "f8:2", "i8:2", "f8:2"),  # T: slot, cmean, cph, ph, cinfo, reci, recf
         _LOOP_W,  # W: the cost book (or no_book)
         ("i8:2", "f8:1", "i8:1", "i4:1", "f8:2"),  # X: rres, fac, scr, bc, bcur
-        "i8:1", "f8:1"), "i8", "workbench.runtime.compiled:drop_stale_cache"),  # si, sf
+        "i8:1", "f8:1"), "i8", "workbench.aot.stale:drop_stale_loop_cache"),  # si, sf
     "kernel_costs": Entry("workbench.compiler.cost_table", (
         "i8:2", "i8:1", "i8:2", "i8:2", "i8:1", "i8:1", "i8:1", "f8:2",  # the mapping's Flat tables
         "i8", "i8", "i8", "i8", "b1", "i8", "f8", "f8", "f8", "i8",  # k0 k1 batch value naive sram bw peak launch mma
-        "i8:1", "i8:2", "f8:2", "f8:2"), "none", "workbench.runtime.compiled:drop_stale_cache"),  # tiles, scratch, out
-    "run_tokens": Entry("workbench.serving.compiled_run", (
+        "i8:1", "i8:2", "f8:2", "f8:2"), "none", "workbench.aot.stale:drop_stale_loop_cache"),  # tiles, scratch, out
+    "run_tokens": Entry("workbench.serving.compiled.run", (
         "i8:1", "f8:1", "i8:1", "f8:1", "i8:2", "f8:2", "f8:1",  # pi, pf, si, sf, q, g, token_s
         "i8:1", "i8:1", "i8:1", "i8:1", "i8:1", "i8:2", "i8:1",  # running, waiting, swapped, snapshot, decodes, pre,
         "f8:2",  # sizes; dense
         _LOOP_W[:8] + ("i8:1", "i8:2", "f8:2", "f8:2", "f8:2"),  # cm: Flat tables, tiles, scratch, (kind, depth), out
-        "f8:2"), "i8", "workbench.serving.compiled:drop_stale_cache"),  # rows
+        "f8:2"), "i8", "workbench.aot.stale:drop_stale_serving_cache"),  # rows
 }
 
 _DTYPES = {"i8": np.dtype(np.int64), "i4": np.dtype(np.int32), "f8": np.dtype(np.float64)}

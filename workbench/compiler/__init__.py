@@ -10,11 +10,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from workbench.compiler.mapping import CompileOptions
     from workbench.compiler.pipeline import compile_plan
-    from workbench.compiler.plan import CompileOptions, Plan
+    from workbench.compiler.plan import Plan
 
 __all__ = ["CompileOptions", "Plan", "compile_plan"]
-_WHERE = {"compile_plan": "workbench.compiler.pipeline", "CompileOptions": "workbench.compiler.plan",
+_WHERE = {"compile_plan": "workbench.compiler.pipeline", "CompileOptions": "workbench.compiler.mapping",
           "Plan": "workbench.compiler.plan"}
 
 

@@ -1,4 +1,4 @@
-"""A run's plan costs as tables the compiled event loop reads: every mapping it can run, flattened once.
+"""The cost book's tables, as the compiled event loop reads them: their layout, concatenation, the empty book.
 
 The compiled loop (:mod:`workbench.runtime.compiled`) meets a batch of (class, size, shape
 key) whose cost it has not seen a few thousand times in a run of drifting shapes. Instead
@@ -6,23 +6,23 @@ of leaving for Python each time (``PlanRun.cost``/``phases`` through the plan's 
 costs the batch itself (:func:`workbench.runtime.compiled.costs.cost_batch`) from this
 book: the flattened kernels of every mapping the run's buckets use (one set of
 :class:`~workbench.compiler.cost_flat.Flat` tables, concatenated, indices shifted), and per
-bucket what :meth:`PlanRun._timed` and :meth:`PlanRun.cost` decide (which mapping, the
-padding floor, the generic slowdown, the mapping the fallback seconds are measured
-against). Afterwards :meth:`CostBook.commit` writes what the loop computed into the plan's
-memo (isolated time, demand and spill per (mapping, batch, value)), the values the memo
-would have held, so the mapping summary reads them without costing again.
+bucket what ``PlanRun._timed`` and ``PlanRun.cost`` decide (which mapping, the padding
+floor, the generic slowdown, the mapping the fallback seconds are measured against).
+Afterwards ``CostBook.commit`` writes what the loop computed into the plan's memo
+(isolated time, demand and spill per (mapping, batch, value)), the values the memo would
+have held, so the mapping summary reads them without costing again.
+
+A run's book, :class:`~workbench.compiler.plan.CostBook`, is built beside the run it reads
+(:class:`~workbench.compiler.plan.PlanRun`); this module holds what the compiled loop
+(:mod:`workbench.runtime.compiled.costs`) and the build (:mod:`workbench.aot`) take of it: the
+column and slot names, frozen into the kernel, and the tables' concatenation.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
 from workbench.compiler.cost_flat import TILES, Flat
-
-if TYPE_CHECKING:
-    from workbench.compiler.plan import Mapping, PlanRun
 
 # per bucket id, int64 ``bk`` columns: mapping index, padding floor (value), kind, reference mapping
 BK_MAP, BK_FLOOR, BK_KIND, BK_REF = range(4)
@@ -30,60 +30,6 @@ KIND_PLAIN, KIND_PAD, KIND_GENERIC = range(3)  # plain: envelope or recompiled (
 # hardware: float64 ``hwf`` (bytes/s, FLOP/s, s) and int64 ``hwi`` (rows, 0/1, bytes)
 HW_BW, HW_PEAK, HW_LAUNCH = range(3)
 HW_MMA, HW_NAIVE, HW_SRAM = range(3)
-
-
-class CostBook:
-    """The tables (``tables``, a tuple the compiled loop unpacks) and the mappings they flatten, in order."""
-
-    def __init__(self, run: PlanRun, class_bucket: list[int], class_scale: list[float], keyval: np.ndarray):
-        plan = run.plan
-        pad0, rec0, gen = run.ids()
-        self.plan, self.mappings = plan, []
-        index: dict[int, int] = {}
-        flats: list[Flat] = []
-
-        def add(mapping: Mapping) -> int:
-            if id(mapping) not in index:
-                flat = plan._flat(mapping)
-                if flat is None:
-                    raise LookupError("no compiled cost model")
-                index[id(mapping)] = len(flats)
-                flats.append(flat)
-                self.mappings.append(mapping)
-            return index[id(mapping)]
-
-        bk = np.zeros((gen + 1, 4), np.int64)
-        slow = np.ones(gen + 1)
-        for b in sorted(set(class_bucket)):
-            mapping, v, s = run._timed(b, 0)  # the mapping a bucket id runs and its slowdown
-            bk[b, BK_MAP] = add(mapping)
-            slow[b] = s
-            if pad0 <= b < rec0:
-                bk[b, BK_FLOOR], bk[b, BK_KIND] = v, KIND_PAD  # max(0, min) is the bucket's min
-            elif b >= gen:
-                bk[b, BK_KIND], bk[b, BK_REF] = KIND_GENERIC, add(plan.buckets[-1].mapping)
-        kernels = [len(f.ki) for f in flats]
-        mk = np.zeros((len(flats), 2), np.int64)
-        mk[:, 1] = np.cumsum(kernels)
-        mk[1:, 0] = mk[:-1, 1]
-        hw = plan.hardware
-        hwf = np.array([hw.hbm_bandwidth_bytes_per_s, hw.peak_flops_per_core, hw.launch_s], np.float64)
-        hwi = np.array([hw.mma_rows, plan.options.attention == "naive", hw.sram_bytes_per_core], np.int64)
-        width = max([1] + [int((f.ki[:, 5] - f.ki[:, 4]).max(initial=1)) for f in flats]
-                    + [int((f.ki[:, 1] - f.ki[:, 0]).max(initial=1)) for f in flats])
-        self.max_kernels = max(kernels, default=1)
-        self.tables = (*concatenate(flats), mk, bk, slow, np.array(class_bucket, np.int64),
-                       np.array(class_scale, np.float64), keyval.astype(np.int64), hwf, hwi, TILES,
-                       np.zeros((2, 4), np.int64), np.zeros((6, width)), np.zeros((2, self.max_kernels, 4)))
-
-    def commit(self, reci: np.ndarray, recf: np.ndarray, n: int) -> None:
-        """Write the loop's first ``n`` evaluations into the plan's memo, as ``Plan.mapping_time`` and
-        ``Plan.spill_bytes`` keep them: ``reci`` rows (mapping, batch, value), ``recf`` rows (s, demand, bytes)."""
-        memo, ids = self.plan._memo, [id(m) for m in self.mappings]
-        for (j, batch, value), (total, demand, spill) in zip(reci[:, :n].T.tolist(), recf[:, :n].T.tolist(),
-                                                              strict=True):
-            memo[("time", ids[j], batch, value)] = total, demand
-            memo[("spill", ids[j], batch, value)] = spill
 
 
 def concatenate(flats: list[Flat]) -> Flat:

@@ -3,7 +3,8 @@
     graph --verify--> fuse_ops --> choose_layout (per bucket and shape) --> place_buckets --> Plan
 
 Each pass is a pure function; ``trace=True`` keeps every pass's artefact on the plan
-(``plan.passes``) so a notebook can show the graph after each step.
+(``plan.passes``) so a notebook can show the graph after each step. A recompile at run
+time (:func:`workbench.compiler.plan.compile_bucket`) runs the same layout pass for one bucket.
 """
 
 from __future__ import annotations
@@ -11,9 +12,9 @@ from __future__ import annotations
 import dataclasses
 
 from workbench.compiler import envelope as env
-from workbench.compiler.cost import choose_layout
 from workbench.compiler.fusion import fuse_ops
-from workbench.compiler.plan import GENERIC_TILING, CompiledBucket, CompileOptions, Mapping, Plan
+from workbench.compiler.mapping import GENERIC_TILING, CompiledBucket, CompileOptions, Mapping
+from workbench.compiler.plan import Plan, _mapping
 from workbench.errors import ConfigError
 from workbench.graph import Graph, verify
 from workbench.hardware import Hardware
@@ -43,12 +44,6 @@ def place_buckets(loads: list[float], cores: int) -> tuple[tuple[int, ...], ...]
         out.append(tuple(range(nxt, nxt + c)))
         nxt += c
     return tuple(out)
-
-
-def _mapping(graph: Graph, kernels, hw: Hardware, opts: CompileOptions, dim: str, value: int,
-             calibration) -> Mapping:
-    dims = {"batch": opts.compile_batch, dim: value}
-    return Mapping(kernels, choose_layout(graph, kernels, dims, hw, calibration, opts.attention))
 
 
 def compile_plan(graph: Graph, hardware: Hardware, envelope: dict[str, list], options: CompileOptions | None = None,
@@ -95,11 +90,3 @@ def compile_plan(graph: Graph, hardware: Hardware, envelope: dict[str, list], op
         passes.append(("plan", plan))
         plan = dataclasses.replace(plan, passes=tuple(passes))
     return plan
-
-
-def compile_bucket(plan: Plan, bucket: env.Bucket, index: int) -> CompiledBucket:
-    """A recompile: the same passes for one new bucket, placed round-robin over the cores."""
-    kernels = plan.buckets[0].mapping.kernels
-    m = _mapping(plan.graph, kernels, plan.hardware, plan.options, plan.dim, bucket.opt, plan.calibration)
-    predicted = tuple(plan.mapping_time(m, s, bucket.opt)[0] for s in range(1, plan.options.max_batch + 1))
-    return CompiledBucket(bucket, m, (index % plan.hardware.cores,), predicted, origin="recompile")

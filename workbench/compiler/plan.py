@@ -9,82 +9,31 @@ at the batch's real shape: the largest request in the batch, rounded up to
 ``granule``. The prediction is the cost at ``opt`` in isolation; the observation adds
 the real shape, HBM contention from the other cores, and optional kernel-time noise,
 so prediction error emerges where the compiler's assumptions stop holding.
+
+A run's side of the plan lives here too, since the plan's ``classify`` makes it: the
+buckets one run ends up with (:class:`PlanRun`, recompiles included: :func:`compile_bucket`,
+the compile's own passes for one new bucket) and their costs as the compiled loop's tables
+(:class:`CostBook`, laid out as :mod:`workbench.compiler.cost_book` says).
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from workbench import aot
 from workbench.compiler import envelope as env
-from workbench.compiler.cost import ATTENTION, KernelCost, Tiling, best_cost, cost_kernel
-from workbench.compiler.fusion import Kernel
-from workbench.errors import ConfigError, check, check_non_negative, check_one_of
+from workbench.compiler.cost import KernelCost, best_cost, choose_layout, cost_kernel
+from workbench.compiler.cost_book import BK_FLOOR, BK_KIND, BK_MAP, BK_REF, KIND_GENERIC, KIND_PAD, concatenate
+from workbench.compiler.cost_flat import TILES, Flat
+from workbench.compiler.mapping import CompiledBucket, CompileOptions, Mapping
+from workbench.errors import ConfigError
 from workbench.graph import Graph
 from workbench.hardware import Hardware
-from workbench.runtime.assembly import distinct
-from workbench.runtime.service import Classification
-from workbench.runtime.workload import Requests
-
-if TYPE_CHECKING:
-    from workbench.compiler.cost_book import CostBook
-    from workbench.compiler.cost_flat import Flat
-
-GENERIC_TILING = Tiling(64, "streamed")
-
-
-@dataclass(frozen=True, slots=True)
-class CompileOptions:
-    """Everything ``compile_plan`` takes besides the graph, the hardware and the envelope."""
-
-    fusion: str = "elementwise"  # none | elementwise | aggressive
-    max_depth: int = 32  # ops per fused kernel
-    attention: str = "flash"  # flash (tiled, online softmax) | naive (whole score matrices on chip)
-    out_of_envelope: str = "fallback"  # reject | pad | recompile | fallback
-    recompile_limit: int = 8  # torch.compile's default recompile limit
-    recompile_pause_s: float = 0.25  # s, a compile on first sight of a shape
-    generic_slowdown: float = 1.5  # fallback mapping vs its roofline: no shape-specific tactics
-    max_batch: int = 8  # the predicted-latency table covers batch sizes 1..max_batch
-    compile_batch: int = 8  # batch size the layout is tuned for
-    noise_cv: float = 0.0  # lognormal jitter of observed batch times (cv)
-    granule: int = 8  # live shapes are rounded up to a multiple of this before costing
-
-    def __post_init__(self) -> None:
-        check_one_of("fusion", self.fusion, ("none", "elementwise", "aggressive"))
-        check_one_of("out_of_envelope", self.out_of_envelope, env.POLICIES)
-        check_one_of("attention", self.attention, ATTENTION)
-        for k in ("max_depth", "max_batch", "compile_batch", "granule"):
-            v = getattr(self, k)
-            check(isinstance(v, int) and v >= 1, k, v, "must be an integer >= 1")
-        check(isinstance(self.recompile_limit, int) and self.recompile_limit >= 0, "recompile_limit",
-              self.recompile_limit, "must be an integer >= 0")
-        check_non_negative("recompile_pause_s", self.recompile_pause_s)
-        check(self.generic_slowdown >= 1.0, "generic_slowdown", self.generic_slowdown, "must be >= 1")
-        check_non_negative("noise_cv", self.noise_cv)
-
-
-@dataclass(frozen=True, slots=True)
-class Mapping:
-    """Kernels and their tilings: what a bucket (or the generic fallback) runs."""
-
-    kernels: tuple[Kernel, ...]
-    tilings: tuple[Tiling, ...]  # at the compile shape; a specialised mapping re-tiles per (batch, shape)
-    specialised: bool = True  # False: the generic fallback keeps its one tiling at every shape
-
-
-@dataclass(frozen=True, slots=True)
-class CompiledBucket:
-    """One bucket's specialised mapping, static placement and predicted latencies."""
-
-    bucket: env.Bucket
-    mapping: Mapping
-    cores: tuple[int, ...]
-    predicted_s: tuple[float, ...]  # isolated latency at opt, batch sizes 1..max_batch
-    origin: str = "envelope"  # envelope | recompile
+from workbench.service_model import Classification, Requests
+from workbench.unique import distinct
 
 
 @dataclass(frozen=True)
@@ -244,10 +193,8 @@ class PlanRun:
 
     def cost_book(self, class_bucket: list[int], class_scale: list[float], keyval: np.ndarray) -> CostBook | None:
         """The tables the compiled event loop costs this run's batches from, per batch class (its bucket and
-        service scale) and shape key (:class:`~workbench.compiler.cost_book.CostBook`); None without the
+        service scale) and shape key (:class:`~workbench.compiler.plan.CostBook`); None without the
         compiled cost model."""
-        from workbench.compiler.cost_book import CostBook
-
         try:
             return CostBook(self, class_bucket, class_scale, keyval)
         except LookupError:  # the plan costs in Python (numba switched off for it)
@@ -292,6 +239,60 @@ class PlanRun:
         return t, u, 0.0
 
 
+class CostBook:
+    """The tables (``tables``, a tuple the compiled loop unpacks) and the mappings they flatten, in order."""
+
+    def __init__(self, run: PlanRun, class_bucket: list[int], class_scale: list[float], keyval: np.ndarray):
+        plan = run.plan
+        pad0, rec0, gen = run.ids()
+        self.plan, self.mappings = plan, []
+        index: dict[int, int] = {}
+        flats: list[Flat] = []
+
+        def add(mapping: Mapping) -> int:
+            if id(mapping) not in index:
+                flat = plan._flat(mapping)
+                if flat is None:
+                    raise LookupError("no compiled cost model")
+                index[id(mapping)] = len(flats)
+                flats.append(flat)
+                self.mappings.append(mapping)
+            return index[id(mapping)]
+
+        bk = np.zeros((gen + 1, 4), np.int64)
+        slow = np.ones(gen + 1)
+        for b in sorted(set(class_bucket)):
+            mapping, v, s = run._timed(b, 0)  # the mapping a bucket id runs and its slowdown
+            bk[b, BK_MAP] = add(mapping)
+            slow[b] = s
+            if pad0 <= b < rec0:
+                bk[b, BK_FLOOR], bk[b, BK_KIND] = v, KIND_PAD  # max(0, min) is the bucket's min
+            elif b >= gen:
+                bk[b, BK_KIND], bk[b, BK_REF] = KIND_GENERIC, add(plan.buckets[-1].mapping)
+        kernels = [len(f.ki) for f in flats]
+        mk = np.zeros((len(flats), 2), np.int64)
+        mk[:, 1] = np.cumsum(kernels)
+        mk[1:, 0] = mk[:-1, 1]
+        hw = plan.hardware
+        hwf = np.array([hw.hbm_bandwidth_bytes_per_s, hw.peak_flops_per_core, hw.launch_s], np.float64)
+        hwi = np.array([hw.mma_rows, plan.options.attention == "naive", hw.sram_bytes_per_core], np.int64)
+        width = max([1] + [int((f.ki[:, 5] - f.ki[:, 4]).max(initial=1)) for f in flats]
+                    + [int((f.ki[:, 1] - f.ki[:, 0]).max(initial=1)) for f in flats])
+        self.max_kernels = max(kernels, default=1)
+        self.tables = (*concatenate(flats), mk, bk, slow, np.array(class_bucket, np.int64),
+                       np.array(class_scale, np.float64), keyval.astype(np.int64), hwf, hwi, TILES,
+                       np.zeros((2, 4), np.int64), np.zeros((6, width)), np.zeros((2, self.max_kernels, 4)))
+
+    def commit(self, reci: np.ndarray, recf: np.ndarray, n: int) -> None:
+        """Write the loop's first ``n`` evaluations into the plan's memo, as ``Plan.mapping_time`` and
+        ``Plan.spill_bytes`` keep them: ``reci`` rows (mapping, batch, value), ``recf`` rows (s, demand, bytes)."""
+        memo, ids = self.plan._memo, [id(m) for m in self.mappings]
+        for (j, batch, value), (total, demand, spill) in zip(reci[:, :n].T.tolist(), recf[:, :n].T.tolist(),
+                                                              strict=True):
+            memo[("time", ids[j], batch, value)] = total, demand
+            memo[("spill", ids[j], batch, value)] = spill
+
+
 def _compiled_phases(plan: Plan, flat: Flat, batch: int, value: int,
                      path: str = "auto") -> tuple[tuple[tuple[float, float], ...], float]:
     """(seconds, demand) per kernel from the compiled cost model (demand as ``KernelCost.demand``), and the spill;
@@ -309,8 +310,6 @@ def _compiled_phases(plan: Plan, flat: Flat, batch: int, value: int,
 
 
 def _classify(plan: Plan, requests: Requests) -> Classification:
-    from workbench.compiler.pipeline import compile_bucket  # the pipeline imports this module
-
     if plan.dim not in requests.shapes or (requests.shapes[plan.dim] <= 0).any():
         raise ConfigError(f"streams.shapes.{plan.dim}", None,
                           f"every stream must give the {plan.graph.name} dim {plan.dim!r}")
@@ -364,3 +363,17 @@ def _classify(plan: Plan, requests: Requests) -> Classification:
     return Classification(bucket=bucket, bucket_names=run.names(), cost=run.cost, phases=run.phases, shape_key=keys,
                           extra_s=extra_s, bucket_cores=cores,
                           labels={"mapping": kind, "miss_reason": reason}, info={"reasons": tuple(reasons), "run": run})
+
+
+def _mapping(graph: Graph, kernels, hw: Hardware, opts: CompileOptions, dim: str, value: int,
+             calibration) -> Mapping:
+    dims = {"batch": opts.compile_batch, dim: value}
+    return Mapping(kernels, choose_layout(graph, kernels, dims, hw, calibration, opts.attention))
+
+
+def compile_bucket(plan: Plan, bucket: env.Bucket, index: int) -> CompiledBucket:
+    """A recompile: the same passes for one new bucket, placed round-robin over the cores."""
+    kernels = plan.buckets[0].mapping.kernels
+    m = _mapping(plan.graph, kernels, plan.hardware, plan.options, plan.dim, bucket.opt, plan.calibration)
+    predicted = tuple(plan.mapping_time(m, s, bucket.opt)[0] for s in range(1, plan.options.max_batch + 1))
+    return CompiledBucket(bucket, m, (index % plan.hardware.cores,), predicted, origin="recompile")

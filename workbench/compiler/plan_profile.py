@@ -7,7 +7,7 @@ batch at a time through the plan's memo; a drifting run has a few thousand disti
 (shape_drift at 200k requests: ~2,100, ~9 ms). :func:`batch_profiles` decides once per bucket
 what ``batch_profile`` decides per batch (its mapping, padding floor, kind and slowdown), then
 reads each batch's memo entries, which the compiled loop's cost book has already written
-(:meth:`~workbench.compiler.cost_book.CostBook.commit`); a batch the memo lacks is costed
+(:meth:`~workbench.compiler.plan.CostBook.commit`); a batch the memo lacks is costed
 through the plan's own methods, as the reference does. Same operations on the same values:
 the columns equal the reference's, bit for bit (``tests/test_plan_profile.py``).
 """

@@ -1,4 +1,4 @@
-"""The checks a drill file passes when it loads, and ``workbench drills check DIR`` for authors.
+"""The checks a drill file passes when it loads (``workbench drills check DIR`` runs them: :mod:`.drill_folder`).
 
 A drill is data that other people's answers are graded against and that practice prints, so
 every part of it is bounded where it enters: no blank phrase (the phrase matcher has nothing
@@ -30,7 +30,7 @@ from workbench.limits import MIB
 
 if TYPE_CHECKING:
     from workbench.grading.concepts import Concept
-    from workbench.grading.drills import Drill, Rubric
+    from workbench.grading.drill_types import Drill, Rubric
 
 # --- a phrase, a list, a rubric (phrases counted once the drill's @concepts are expanded) ------------------------
 MAX_PHRASE_CHARS = 80  # the built-in drills' longest phrase is 37
@@ -52,7 +52,7 @@ MAX_FOLDER_PHRASES = 6_000  # distinct phrases over every rubric (built-in: 2,42
 
 LISTS = ("workload_terms", "rejected_mechanisms", "artifact_terms", "fix_terms", "fix_plain", "revert_terms",
          "rejected_fixes", "fix_knobs", "change_terms")
-__all__ = ["MAX_FIELDS", "MAX_PRECISION", "MAX_WIDTH", "check_data", "check_dir", "check_drill", "check_folder",
+__all__ = ["MAX_FIELDS", "MAX_PRECISION", "MAX_WIDTH", "check_data", "check_drill", "check_folder",
            "check_folder_files", "check_lexicon", "rubric_size"]
 
 
@@ -225,43 +225,3 @@ def check_folder(folder: Path, drills: Iterable[Drill]) -> None:
         raise ConfigError("rubric", f"<{n:,} distinct phrases>", f"the drills of a folder hold at most "
                           f"{MAX_FOLDER_PHRASES:,} distinct phrases in all (grading an answer matches its siblings' "
                           "chains too)", source=str(folder))
-
-
-def check_dir(folder: Path, run: bool = False) -> tuple[str, list[str]]:
-    """``workbench drills check``: (a one-line summary, one line per problem). Every drill file is checked as it
-    loads, and its scenario overrides are applied; with ``run``, its runs are simulated and its reference rendered.
-    A folder that is not one, or holds no drill file, is one ConfigError."""
-    from workbench.grading.drills import drill_scenarios, load_drill
-
-    if not folder.is_dir():
-        raise ConfigError("drills check", str(folder), "is not a folder")
-    paths = drill_files(folder)
-    if not paths:
-        raise ConfigError("drills check", str(folder), "holds no drill files (*.toml)")
-    try:
-        check_folder_files(folder)
-        check_lexicon(concept_lexicon(folder), folder)  # every drill reads it: its problem is one, not one per drill
-    except ConfigError as e:
-        return "", [str(e)]
-    problems, drills = [], []
-    for path in paths:
-        try:
-            d = load_drill(path)
-            drill_scenarios(d, fixed=bool(d.scenario.fixed))
-            if run:
-                from workbench.grading.practice import prepare
-
-                prepare(d)
-            drills.append(d)
-        except ConfigError as e:
-            problems.append(str(e))
-    if problems:
-        return "", problems
-    try:
-        check_folder(folder, drills)
-    except ConfigError as e:
-        return "", [str(e)]
-    largest = max(drills, key=lambda d: rubric_size(d.rubric))
-    return (f"{folder}: {len(drills)} drills fine; largest rubric {largest.id}, {rubric_size(largest.rubric):,} of "
-            f"{MAX_DRILL_PHRASES:,} phrases; {distinct_phrases(drills):,} of {MAX_FOLDER_PHRASES:,} distinct phrases "
-            f"in the folder" + ("; every reference rendered from its runs" if run else "")), []

@@ -25,11 +25,11 @@ import numpy as np
 from workbench.analysis.metrics import summarize
 from workbench.errors import ConfigError
 from workbench.grading.drills import Drill, drill_scenarios
+from workbench.grading.evidence_figure import cdf_figure
 from workbench.grading.grader import ELEMENTS, MAX_CHARS, Grade, check_answer, grade
 from workbench.grading.reference import needs, render
 from workbench.grading.store import Store, pick_drills
 from workbench.pipeline import run_scenario
-from workbench.safe_io import write_file
 from workbench.terminal import printable
 
 
@@ -109,28 +109,6 @@ def prepare(drill: Drill, figure_dir: Path | None = None) -> Evidence:
 def _figure(runs: dict, path: Path) -> Path:
     return cdf_figure({name: tr.latency_s[tr.measured & tr.completed] * 1e3 for name, tr in runs.items()}, path,
                       "latency (ms), dashed: p99")
-
-
-def cdf_figure(samples_ms: dict[str, np.ndarray], path: Path, xlabel: str) -> Path:
-    """The drill's figure: a CDF per run (baseline grey, regressed blue, each p99 dashed), saved as a PNG."""
-    from matplotlib.figure import Figure
-
-    from workbench.ui.figures.base import plain_log
-    from workbench.ui.figures.palette import BASELINE, CURRENT
-
-    fig = Figure(figsize=(6.5, 3.2))  # no pyplot: no global figure state, no backend switch
-    ax = fig.subplots()
-    for (name, ms), color in zip(samples_ms.items(), (BASELINE, CURRENT), strict=True):
-        x = np.sort(ms)
-        ax.plot(x, np.arange(1, len(x) + 1) / len(x), color=color, label=name)
-        ax.axvline(np.percentile(x, 99), color=color, lw=0.8, ls="--")
-    ax.set_xscale("log")
-    plain_log(ax.xaxis)
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel("CDF")
-    ax.legend()
-    write_file(path, lambda tmp: fig.savefig(tmp, format="png", dpi=100, bbox_inches="tight"))
-    return path
 
 
 @dataclass(frozen=True)

@@ -12,10 +12,11 @@ from pathlib import Path
 
 import numpy as np
 
-from workbench.grading.practice import cdf_figure
+from workbench.grading.evidence_figure import cdf_figure
 from workbench.grading.reference import render
-from workbench.serving.engine import ServingTrace, simulate_tokens
+from workbench.serving.engine import simulate_tokens
 from workbench.serving.metrics import itl_s, summarize_tokens, ttft_s
+from workbench.serving.trace import ServingTrace
 
 
 def _row(label: str, ttft: np.ndarray, itl: np.ndarray) -> str:

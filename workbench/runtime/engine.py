@@ -1,13 +1,14 @@
 """The engine: one simulation run, from a scenario and a service model to a trace.
 
 The engine builds the queues (one per stream and shape bucket) and the batch classes
-(requests that may share a batch: same bucket, same model, same eligible cores),
-then runs one loop over them, all giving the same trace bit for bit: the general event
-loop compiled with numba (:mod:`workbench.runtime.compiled`) when numba is installed and
-it implements every policy of the run; else, when the scenario is a single FIFO batch
-class with nothing that needs events (no timeouts, no contention, no residency), the
-exact recursion of :mod:`workbench.runtime.fastpath`; else the readable general event
-loop (:mod:`workbench.runtime.loop`), the reference the other two are tested against.
+(requests that may share a batch: same bucket, same model, same eligible cores) as its
+set-up (:mod:`workbench.runtime.run_setup`, what every loop reads), then runs one loop
+over them, all giving the same trace bit for bit: the general event loop compiled with
+numba (:mod:`workbench.runtime.compiled`) when numba is installed and it implements
+every policy of the run; else, when the scenario is a single FIFO batch class with
+nothing that needs events (no timeouts, no contention, no residency), the exact
+recursion of :mod:`workbench.runtime.fastpath`; else the readable general event loop
+(:mod:`workbench.runtime.loop`), the reference the other two are tested against.
 It assembles the loop's raw columns into a :class:`~workbench.runtime.trace.Trace`.
 All state, the seeded generator included, lives on the engine object.
 """
@@ -23,8 +24,6 @@ from workbench.runtime import compiled
 from workbench.runtime.allocator import release_free_memory
 from workbench.runtime.assembly import (
     dense_floats,
-    distinct,
-    distinct_values,
     factors,
     imbalance,
     memory_share,
@@ -35,68 +34,15 @@ from workbench.runtime.assembly import (
 )
 from workbench.runtime.columns import RunColumns
 from workbench.runtime.fastpath import fast_path_applies, run_fifo
-from workbench.runtime.policies import make_policies
 from workbench.runtime.residency import link_terms
-from workbench.runtime.service import AbstractLaw, ServiceModel
+from workbench.runtime.run_setup import RunSetup
 from workbench.runtime.trace import Trace
-from workbench.runtime.workload import Requests, generate
+from workbench.service_model import Requests, ServiceModel
+from workbench.unique import distinct
 
-LOOPS = ("auto", "compiled", "aot", "jit", "fastpath", "python")  # aot, jit: the compiled loop from that build
 
-
-class Engine:
-    """One simulation run of a scenario through a service model."""
-
-    def __init__(self, scenario: Scenario, model: ServiceModel | None = None,
-                 requests: Requests | None = None, loop: str = "auto"):
-        if loop not in LOOPS:
-            raise ValueError(f"loop must be one of {LOOPS}, not {loop!r}")
-        self.loop = loop  # auto | compiled | aot | jit | fastpath | python (all but auto only where they apply)
-        self.scenario = scenario
-        self.model = model if model is not None else AbstractLaw(scenario.service)
-        self.requests = requests if requests is not None else generate(scenario)
-        self.rng = np.random.default_rng(np.random.SeedSequence([scenario.seed, 2]))
-        self.batching, self.discipline, self.placement = make_policies(scenario)
-        self._setup_classes()
-        release_free_memory(len(self.requests))  # generation and classification freed large temporaries
-
-    def _setup_classes(self) -> None:
-        """Queues per (stream, bucket); batch classes per (bucket, model, eligible cores)."""
-        sc, cls = self.scenario, self.model.classify(self.requests)
-        self.classification = cls
-        nb, streams = len(cls.bucket_names), sc.streams
-        names = [m.name for m in sc.models]
-        self.stream_model = [names.index(s.model) if s.model else 0 for s in streams]
-        qid = self.qid
-        class_of: dict[tuple, int] = {}
-        self.q_class = [-1] * (len(streams) * nb)
-        self.class_qs: list[list[int]] = []
-        self.class_bucket: list[int] = []
-        self.class_model: list[int] = []
-        self.class_cores: list[tuple[int, ...]] = []
-        for q in distinct_values(qid[qid >= 0]).tolist():
-            s, b = divmod(q, nb)
-            key = (b, self.stream_model[s], self.placement.eligible(s, b, cls.bucket_cores))
-            if key not in class_of:
-                class_of[key] = len(self.class_qs)
-                self.class_qs.append([])
-                self.class_bucket.append(b)
-                self.class_model.append(key[1])
-                self.class_cores.append(key[2])
-            self.q_class[q] = class_of[key]
-            self.class_qs[class_of[key]].append(q)
-
-    @property
-    def qid(self) -> np.ndarray:
-        """Each request's queue, stream x buckets + bucket (int32; -1 = refused by the plan).
-
-        Computed when a loop asks (once per run), not kept: the loops hold their own copy.
-        """
-        bucket, nb = self.classification.bucket, len(self.classification.bucket_names)
-        qid = self.requests.stream.astype(np.int32) * nb
-        qid += bucket
-        qid[bucket < 0] = -1
-        return qid
+class Engine(RunSetup):
+    """One simulation run of a scenario through a service model: its set-up (:class:`RunSetup`), a loop, a trace."""
 
     def chosen_loop(self) -> str:
         """The loop this run takes: ``compiled``, ``fastpath`` or ``python`` (same trace whichever)."""

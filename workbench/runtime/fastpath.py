@@ -27,11 +27,11 @@ from workbench.runtime.policies import NoBatching
 from workbench.runtime.trace import COMPLETED, REJECTED_BY_PLAN
 
 if TYPE_CHECKING:
-    from workbench.runtime.engine import Engine
+    from workbench.runtime.run_setup import RunSetup
 
 
 
-def fast_path_applies(e: Engine) -> bool:
+def fast_path_applies(e: RunSetup) -> bool:
     """Whether the scenario fits the recursion (otherwise the general loop runs)."""
     sc = e.scenario
     if len(e.class_qs) != 1 or e.batching.sealed or not e.placement.conserving:
@@ -135,7 +135,7 @@ def _batches(arr: list[float], cores: int, take, deadline, mean_of, factors, out
         t_prev, p_prev = t, p
 
 
-def run_fifo(e: Engine) -> RunColumns:
+def run_fifo(e: RunSetup) -> RunColumns:
     """The run's columns by the FIFO recursion (same contract as the general loop)."""
     sc, model = e.scenario, e.model
     cores = sc.hardware.cores

@@ -41,8 +41,8 @@ from workbench.runtime.loop_residency import LoopResidency
 from workbench.runtime.trace import COMPLETED, REJECTED_BY_PLAN, REJECTED_QUEUE_FULL, REJECTED_TIMEOUT
 
 if TYPE_CHECKING:
-    from workbench.runtime.engine import Engine
-    from workbench.runtime.service import Classification
+    from workbench.runtime.run_setup import RunSetup
+    from workbench.service_model import Classification
 
 INF = math.inf
 _COMPLETE, _TIMER, _LOADED = 0, 1, 2  # _LOADED: a load_then_dispatch load finished: wake the dispatcher
@@ -62,7 +62,7 @@ def batch_cost(cls: Classification, bucket: int, size: int, key: int,
     return mean * scale, mshare, tuple(merged)
 
 
-def run_events(e: Engine, free: bool = True) -> RunColumns:  # noqa: C901 - the event loop is one function for speed
+def run_events(e: RunSetup, free: bool = True) -> RunColumns:  # noqa: C901 - the event loop is one function for speed
     """Simulate every request to completion or rejection with the general event loop.
 
     ``free=False`` tracks every kernel phase of every batch (the reference); by default a

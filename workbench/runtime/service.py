@@ -13,49 +13,19 @@ the runtime shares bandwidth between; without it a batch is one phase.
 The actual time of one batch is ``cost(...)[0] * X`` with ``X`` drawn by
 ``draw_factors`` (E[X] = 1). The abstract laws below give exponential, deterministic
 and lognormal ``X`` and let the runtime be checked against queueing theory; the
-compiler's plans implement the same protocol.
+compiler's plans implement the same protocol. The protocol's types (:class:`Requests`,
+:class:`Classification`, ``ServiceModel``) live below both, in :mod:`workbench.service_model`.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Protocol
+from dataclasses import dataclass
 
 import numpy as np
 
 from workbench.config import Service
-from workbench.runtime.workload import Requests
-
-
-@dataclass(frozen=True, slots=True)
-class Classification:
-    """Per-request result of a service model's shape lookup, and how to time its batches."""
-
-    bucket: np.ndarray  # int32 bucket index; -1 = refused (out of envelope, policy reject)
-    bucket_names: tuple[str, ...]
-    cost: Callable[[int, int, int], tuple[float, float, float]]  # (bucket, size, shape key) -> see batch_cost
-    # (bucket, size, shape key) -> the batch's phases in order, (isolated s, HBM bandwidth demand 0..1) each;
-    # None: one phase, (cost[0], cost[1])
-    phases: Callable[[int, int, int], tuple[tuple[float, float], ...]] | None = None
-    shape_key: np.ndarray | None = None  # int per request; a batch is timed at its members' largest key
-    extra_s: np.ndarray | None = None  # s added to the batch that carries the request (a recompile)
-    bucket_cores: tuple[tuple[int, ...], ...] | None = None  # the compiler's static placement per bucket
-    labels: dict[str, np.ndarray] = field(default_factory=dict)  # extra per-request trace columns
-    info: dict = field(default_factory=dict)  # anything else the analysis may want (reason strings)
-
-
-class ServiceModel(Protocol):
-    """What the runtime needs from anything that times batches."""
-
-    def classify(self, requests: Requests) -> Classification:
-        """Bucket every request (may refuse some) and give the cost callable for the run."""
-        ...
-
-    def draw_factors(self, rng: np.random.Generator, n: int) -> np.ndarray:
-        """``n`` unit-mean random factors that multiply the batch time."""
-        ...
+from workbench.service_model import Classification, Requests
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,25 +9,13 @@ random numbers), which is what makes before/after comparisons fair.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
 from workbench.config import Arrivals, Scenario, ShapeDist
 from workbench.limits import MAX_SHAPE
 from workbench.runtime.float_keys import orders_as_bits, tagged_sort, tags, untag
-
-
-@dataclass(frozen=True, slots=True)
-class Requests:
-    """Every arrival of a run, sorted by time: columns, one row per request."""
-
-    arrival_s: np.ndarray  # float64, s, non-decreasing
-    stream: np.ndarray  # int32, index into scenario.streams
-    shapes: dict[str, np.ndarray]  # dim -> int64 value; 0 where the stream does not set the dim
-
-    def __len__(self) -> int:
-        return len(self.arrival_s)
+from workbench.service_model import Requests
 
 
 def _poisson(rng: np.random.Generator, rate: float, n: int) -> np.ndarray:

@@ -55,7 +55,8 @@ from dataclasses import dataclass, field
 
 from workbench.compiler.cost import choose_layout
 from workbench.compiler.fusion import fuse_ops
-from workbench.compiler.plan import GENERIC_TILING, CompileOptions, Mapping, Plan
+from workbench.compiler.mapping import GENERIC_TILING, CompileOptions, Mapping
+from workbench.compiler.plan import Plan
 from workbench.graph import DTYPE_BYTES, Op
 from workbench.hardware import Hardware
 from workbench.models import decoder_layer

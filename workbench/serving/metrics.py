@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from workbench.serving.engine import ServingTrace
+from workbench.serving.trace import ServingTrace
 
 QUANTILES = (50, 95, 99)
 

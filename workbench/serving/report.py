@@ -7,8 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
-from workbench.serving.engine import ServingTrace
 from workbench.serving.metrics import iteration_s
+from workbench.serving.trace import ServingTrace
 
 STATS = ("mean", "p50", "p95", "p99")
 

@@ -97,7 +97,7 @@ from workbench.serving.config import (
 )
 
 if TYPE_CHECKING:
-    from workbench.serving.engine import ServingRun
+    from workbench.serving.run import ServingRun
 
 @dataclass(frozen=True)
 class ServingScenario:
@@ -170,7 +170,7 @@ def _speculative(t) -> Speculative:
 
 def parse_serving(data: dict[str, Any], source: str, hardware_of, table_of) -> ServingScenario:
     """A token-mode scenario from its parsed TOML (``hardware_of`` and ``table_of`` read the shared parts)."""
-    from workbench.serving.engine import ServingRun, check_run  # token runs only (start-up of the others)
+    from workbench.serving.run import ServingRun, check_run  # token runs only (start-up of the others)
 
     try:
         top = table_of(data, "")

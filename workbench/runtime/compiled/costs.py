@@ -3,7 +3,7 @@
 Line for line what the Python side computes for a batch the loop meets first
 (:func:`workbench.runtime.loop.batch_cost` through ``PlanRun.cost``/``phases``, ``Plan.phases``,
 ``Plan.mapping_time`` and ``plan._compiled_phases``), the same float operations in the same
-order, from the tables of a :class:`~workbench.compiler.cost_book.CostBook`:
+order, from the tables of a :class:`~workbench.compiler.plan.CostBook`:
 
 * the kernels of the bucket's mapping at (size, value), the value floored at a padded
   bucket's min: (seconds, demand = ``min(memory s / s, 1)``) each, and the spill bytes;

@@ -20,7 +20,7 @@ import numpy as np
 
 from workbench.aot import kernel
 from workbench.runtime.allocator import release_free_memory
-from workbench.runtime.assembly import dense_floats, distinct
+from workbench.runtime.assembly import dense_floats
 from workbench.runtime.columns import FACTOR_CHUNK, ResidencyCounts, RunColumns
 from workbench.runtime.compiled import kernel_path
 from workbench.runtime.compiled import layout as L
@@ -28,9 +28,10 @@ from workbench.runtime.no_book import no_book_tables  # cost_book.no_book withou
 from workbench.runtime.policies import DynamicBatching, Fifo, RoundRobin, StaticBatching, WeightedFair
 from workbench.runtime.residency import link_terms
 from workbench.runtime.trace import COMPLETED
+from workbench.unique import distinct
 
 if TYPE_CHECKING:
-    from workbench.runtime.engine import Engine
+    from workbench.runtime.run_setup import RunSetup
 
 i8, i4, f8 = np.int64, np.int32, np.float64
 COST_ROOM = 256  # batch costs a cost book's tables hold at first (doubled when full)
@@ -39,7 +40,7 @@ COST_ROOM = 256  # batch costs a cost book's tables hold at first (doubled when 
 class _Run:
     """The arrays of one compiled run, grouped as the numba loop takes them."""
 
-    def __init__(self, e: Engine):
+    def __init__(self, e: RunSetup):
         self.e = e
         sc, req, cls = e.scenario, e.requests, e.classification
         n, n_cls, cores, ns = len(req), len(e.class_qs), sc.hardware.cores, len(sc.streams)
@@ -298,7 +299,7 @@ def _grow(a: np.ndarray) -> np.ndarray:
     return out
 
 
-def run_compiled(e: Engine) -> RunColumns:
+def run_compiled(e: RunSetup) -> RunColumns:
     """The run's columns by the compiled loop (same contract, and same values, as ``loop.run_events``)."""
     run = _Run(e)
     release_free_memory(len(e.requests))  # the set-up's temporaries, before the loop grows

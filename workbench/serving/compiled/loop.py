@@ -6,7 +6,7 @@ under the priority policy, ``i`` under fcfs, so integer order is the reference's
 order), the waiting and swapped queues are binary heaps of keys, the running set a sorted
 array of keys. It leaves to Python only for room for more iteration rows (``NEED_ROOM``:
 the iteration is built and waits, recorded on re-entry); a dense-kernel cost not yet in the
-table it prices itself (:mod:`.compiled_run`). ``tests/test_serving_compiled.py`` proves the
+table it prices itself (:mod:`.run`). ``tests/test_serving_compiled.py`` proves the
 two loops equal, bit for bit.
 """
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from workbench.serving.compiled_layout import (  # the layout, by name
+from workbench.serving.compiled.layout import (  # the layout, by name
     DECODE,
     F_BLOCK_BYTES,
     G_ADMIT,

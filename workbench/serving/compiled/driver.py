@@ -1,8 +1,8 @@
 """The compiled serving loop's Python side: lay a run out as flat arrays, run the kernel, answer it, assemble.
 
-:func:`simulate_compiled` returns the same :class:`~workbench.serving.engine.ServingTrace` as
+:func:`simulate_compiled` returns the same :class:`~workbench.serving.trace.ServingTrace` as
 the readable loop, field for field and bit for bit (``tests/test_serving_compiled.py``). The
-kernel (:mod:`.compiled_run`, :mod:`.compiled_loop`) asks Python for one thing only: more
+kernel (:mod:`.run`, :mod:`.loop`) asks Python for one thing only: more
 room for iteration rows. It prices one layer's dense kernels at a row count it meets for the
 first time itself, from the compiler's flat cost tables
 (:meth:`~workbench.serving.cost.IterationCost.dense_tables`), as
@@ -11,44 +11,27 @@ returned to Python for each of ~900 row counts, ~0.6 s of the compiler's Python 
 on a 1M-token run). The kernel runs from the ahead-of-time build when there is one of
 the current sources (:mod:`workbench.aot`: no numba in the process), else by numba's JIT,
 imported on first use, its machine code cached on disk (the build is made at install;
-``python -m workbench.runtime.compiled`` warms the JIT's cache by hand).
+``python -m workbench.warm`` warms the JIT's cache by hand).
 """
 
 from __future__ import annotations
-
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from workbench.serving.buckets import bucket_summary
 from workbench.serving.cost import GRAPH_MAX_TOKENS, HEAD_KERNELS, ITEM, IterationCost
+from workbench.serving.run import ServingRun
+from workbench.serving.trace import ServingTrace, assemble
 from workbench.serving.workload import draw
-
-if TYPE_CHECKING:
-    from workbench.serving.engine import ServingRun, ServingTrace
 
 i8, f8 = np.int64, np.float64
 
 
-def drop_stale_cache() -> None:
-    """numba checks a cached kernel against its own file only: drop both kernels' machine code when either
-    module, their layout or the cost model they call changed (the kernel in compiled_run inlines the scheduler of
-    compiled_loop and calls the compiler's cost_table)."""
-    from pathlib import Path
-
-    from workbench.runtime.compiled import drop_stale
-
-    here = Path(__file__).parent
-    drop_stale([here / "compiled_layout.py", here / "compiled_loop.py", here / "compiled_run.py",
-                here.parent / "compiler" / "cost_table.py"],
-               here / "__pycache__", "kernels.sha256", ("compiled_loop*", "compiled_run*"))
-
-
 def dense_model(cost: IterationCost, pi: np.ndarray, pf: np.ndarray) -> tuple:
-    """What the kernel prices a layer's dense kernels from (``compiled_run._dense``): the chip's and the efficiency
+    """What the kernel prices a layer's dense kernels from (``run._dense``): the chip's and the efficiency
     law's slots of ``pi`` and ``pf`` filled in, and the cost model's tables (with their scratch) returned."""
     from workbench.compiler.cost_flat import TILES, scratch
-    from workbench.serving import compiled_layout as K
+    from workbench.serving.compiled import layout as K
 
     hw, law = cost.hw, cost.law
     flat, kd = cost.dense_tables()
@@ -68,8 +51,7 @@ def simulate_compiled(run: ServingRun, path: str = "auto") -> ServingTrace:
     """Run ``run`` through the compiled loop of build ``path`` (``auto``, ``aot``, ``jit``:
     :func:`workbench.aot.kernel`); the caller has checked it with ``check_run``."""
     from workbench.aot import kernel_for
-    from workbench.serving import compiled_layout as K
-    from workbench.serving.engine import assemble
+    from workbench.serving.compiled import layout as K
 
     req = draw(run.tenants, run.requests, run.seed, run.surge)
     cost = IterationCost.of_run(run)

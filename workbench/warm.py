@@ -1,4 +1,4 @@
-"""Warm numba's JIT cache of the compiled loops and cost model: ``python -m workbench.runtime.compiled``.
+"""Warm numba's JIT cache of the compiled loops and cost model: ``python -m workbench.warm``.
 
 Not part of set-up any more: runs import the kernels built ahead of time at install
 (:mod:`workbench.aot`), which need neither numba nor its cache. The JIT serves what the build
@@ -6,7 +6,7 @@ does not: the tests of the JIT path (``tests/test_compiled.py`` and its siblings
 path), a call whose argument types do not fit the build's signatures, a kernel edited since
 the build, a venv moved to another CPU. Each compiles on first use and stores its machine
 code next to the modules (numba ``cache=True``; a cache older than any of the package's
-sources is dropped first: see ``drop_stale_cache``). This command does that first use at
+sources is dropped first: see :mod:`workbench.aot.stale`). This command does that first use at
 once, for the argument types every run uses, and prints the time taken.
 """
 
@@ -49,7 +49,7 @@ def warm() -> float:
     from workbench.serving.engine import ServingRun, simulate_tokens
 
     simulate_tokens(ServingRun((Tenant("c", 10.0, LengthLaw(8, 0.0, 16), LengthLaw(4, 0.0, 8)),), requests=4),
-                    loop="jit")  # the token-level serving loop (workbench.serving.compiled)
+                    loop="jit")  # the token-level serving loop (workbench.serving.compiled.driver)
     return time.perf_counter() - t
 
 

@@ -1,7 +1,7 @@
 """The compiled serving loop's memory layout: which slot or row of which flat array holds what.
 
-Compile-time names shared by the kernel (:mod:`.compiled_loop`, :mod:`.compiled_run`) and its
-Python side (:mod:`.compiled`), kept apart from the kernel so that the Python side reads
+Compile-time names shared by the kernel (:mod:`.loop`, :mod:`.run`) and its
+Python side (:mod:`.driver`), kept apart from the kernel so that the Python side reads
 them without importing numba (the kernel may run from the ahead-of-time build,
 :mod:`workbench.aot`).
 """

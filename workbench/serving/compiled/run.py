@@ -5,7 +5,7 @@ bucket placement of :class:`workbench.serving.buckets.BucketState` and the price
 :meth:`workbench.serving.cost.IterationCost.pricer`; a row count met for the first time is
 priced here too, as :meth:`~workbench.serving.cost.IterationCost.dense_seconds` prices it (the
 compiler's cost model compiled, :func:`workbench.compiler.cost_table.kernel_costs`, then the
-efficiency law), instead of a return to Python per row count. Layout names in :mod:`.compiled_layout`.
+efficiency law), instead of a return to Python per row count. Layout names in :mod:`.layout`.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ import math
 from numba import njit
 
 from workbench.compiler.cost_table import _footprint, kernel_costs
-from workbench.serving import compiled_layout as L
-from workbench.serving import compiled_loop as K
+from workbench.serving.compiled import layout as L
+from workbench.serving.compiled import loop as K
 
 
 @njit(cache=True, _nrt=False, inline="always")
