@@ -25,7 +25,7 @@ def clean(nb) -> bool:
     before = nbformat.writes(nb)
     nb.metadata.pop("widgets", None)
     for cell in nb.cells:
-        cell.metadata = {k: v for k, v in cell.metadata.items() if k in ("tags",)}
+        cell.metadata = {k: v for k, v in cell.metadata.items() if k in ("tags", "jupyter")}  # jupyter: source_hidden
         if cell.cell_type != "code":
             continue
         kept = []

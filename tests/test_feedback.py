@@ -115,7 +115,8 @@ def test_report_writes_html_and_markdown_and_json(tmp_path):
                     "Reproduce", "workbench report shape_drift"):
         assert section in html
     md = (out / "report.md").read_text()
-    assert "![latency_cdf.png](latency_cdf.png)" in md and (out / "latency_cdf.png").stat().st_size > 1000
+    assert "![latency_survival.png](latency_survival.png)" in md
+    assert (out / "latency_survival.png").stat().st_size > 1000
 
 
 def test_report_without_a_model_has_telemetry_and_a_note(tmp_path):

@@ -251,7 +251,7 @@ def test_names_in_report_md_are_escaped_as_in_report_html(tmp_path):
     for raw in ("<img", "<script", "\n# Injected", "\n- [x]", "\n> quoted", "**bold**", " `code`"):
         assert raw not in md, raw
     assert re.findall(r"(?<!\\)\]\(", md) == ["]("] * 2  # the figures' links only: the name's brackets escaped
-    assert "click" in md and "Injected heading" in md and "![latency_cdf.png](latency_cdf.png)" in md
+    assert "click" in md and "Injected heading" in md and "![latency_survival.png](latency_survival.png)" in md
     mistune = pytest.importorskip("mistune")
     rendered = mistune.html(md).split("<h2>Reproduce")[0]  # the command is shown in a code block
     for raw in ('<img src="x"', "<script", 'href="javascript', 'href="http://evil', "<strong>", "<code>", "<ol>"):

@@ -81,7 +81,8 @@ def test_the_layers_draw_what_a_plain_savefig_draws():
 
 def test_log_labels_thin_out_past_two_and_a_half_decades():
     """1-2-5 labels on a narrow log axis; only powers of ten on a wide one (0.25..5,000 ms crowded before)."""
-    from workbench.ui.figures.base import new_figure, plain_log
+    from workbench.tail_axes import plain_log
+    from workbench.ui.figures.base import new_figure
 
     fig, (ax,) = new_figure(1)
     ax.set_xscale("log")

@@ -7,9 +7,9 @@ import dataclasses
 import numpy as np
 import pytest
 
+from workbench import palette as pal
 from workbench.feedback.guard import Effect, closed_loop, guard
 from workbench.ui.figures import closed_loop as lf
-from workbench.ui.figures import palette as pal
 from workbench.ui.panels.closed_loop import scenario_named, worst_regression
 
 

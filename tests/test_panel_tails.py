@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from workbench.tail_axes import PERCENTILES, survival_floor, survival_xy
 from workbench.ui.figures.base import new_figure
-from workbench.ui.figures.survival import PERCENTILES, SurvivalView, survival_floor, survival_xy
+from workbench.ui.figures.survival import SurvivalView
 from workbench.ui.panels.closed_loop import ClosedLoopPanel
 from workbench.ui.panels.compiler import FusionPanel, ShapeEnvelopePanel
 from workbench.ui.panels.runtime import FairnessPanel

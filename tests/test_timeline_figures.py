@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from workbench import palette as pal
 from workbench.analysis.envelope_stats import (
     lognormal_quantile,
     lognormal_share,
@@ -16,7 +17,6 @@ from workbench.analysis.envelope_stats import (
 )
 from workbench.compiler.envelope import parse_envelope
 from workbench.ui.figures import envelopes as ef
-from workbench.ui.figures import palette as pal
 from workbench.ui.figures import timeline as tf
 from workbench.ui.panels.compiler import ShapeEnvelopePanel
 

@@ -167,7 +167,7 @@ def test_a_change_redraws_the_same_figure_and_artists_in_place(cls, name, value)
 
 
 def test_the_baseline_is_drawn_in_grey_and_kept_until_reset():
-    from workbench.ui.figures.palette import BASELINE, CURRENT
+    from workbench.palette import BASELINE, CURRENT
 
     p = ShapeEnvelopePanel()
     assert len(p.cdf.base.get_xdata()) == 0  # the baseline is the first run itself: no grey curve yet
@@ -211,7 +211,7 @@ def test_closed_loop_threshold_decides_under_the_pinned_tradeoff():
 
 
 def test_closed_loop_panel_draws_in_the_palette_colours():
-    from workbench.ui.figures.palette import BASELINE, CURRENT
+    from workbench.palette import BASELINE, CURRENT
 
     p = ClosedLoopPanel(scenario="placement_skew")
     assert {p.cdf.cur.get_color(), p.cdf.base.get_color()} == {CURRENT, BASELINE}

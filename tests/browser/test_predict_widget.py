@@ -1,6 +1,7 @@
 """A learner predicts in JupyterLab: Run All shows the widget "not committed" and no answer in it; the learner
 picks a prediction and commits; the widget then sets the observed value beside it with how far off and why, and
-the commit is in the progress store (the ``lab`` fixture's ``$WORKBENCH_DB``).
+the commit is in the progress store (the ``lab`` fixture's ``$WORKBENCH_DB``); the experiment cell below it, held
+until the commit, then shows its output.
 
 Same harness as ``test_jupyterlab.py`` (its fixtures and helpers). Screenshots before and after the commit go
 to ``/tmp/predict-shots/`` (for the issue) and to ``test-artifacts/browser/``.
@@ -37,6 +38,10 @@ def test_a_learner_commits_a_prediction_and_sees_it_beside_the_observation(brows
         before = widget.inner_text()
         assert "not committed" in before and "observed" not in before and "Why:" not in before, before
         assert widget.locator(".workbench-predict-reveal").count() == 0
+        # the experiment cell below is held: a note, its printed table hidden (Prediction.held)
+        held = page.locator(".jp-Notebook .workbench-held").first
+        assert "held until you commit prediction 00.1" in held.inner_text()
+        assert "hit rate" not in held.inner_text() and not held.locator(".jp-OutputArea-output").first.is_visible()
         _shoot(page, widget, "predict_before_commit")
 
         widget.locator("label", has_text="p50").locator("input").check()
@@ -47,6 +52,11 @@ def test_a_learner_commits_a_prediction_and_sees_it_beside_the_observation(brows
             assert seen in after, f"the reveal lacks {seen!r}:\n{after}"
         assert widget.get_by_role("button", name="Committed").is_disabled()
         _shoot(page, widget, "predict_after_commit")
+        page.wait_for_function("() => document.querySelector('.jp-Notebook .workbench-held').innerText"
+                               ".includes('hit rate')", timeout=30_000)
+        assert "Prediction 00.1 committed: the result" in held.inner_text()
+        held.scroll_into_view_if_needed()
+        _shoot(page, held, "held_after_commit")
 
         # stored before the reveal, in the store drills use
         rows = Store(lab["root"].parent / "progress.sqlite3", create=False).predictions("00.1")

@@ -24,10 +24,12 @@ from matplotlib.figure import Figure
 from workbench.analysis.metrics import DRIVERS
 from workbench.feedback.guard import LoopResult
 from workbench.feedback.telemetry import bucket_telemetry, compile_profile
+from workbench.palette import BASELINE, CURRENT
 from workbench.safe_io import check_targets, write_bytes
+from workbench.tail_axes import draw_survival
 from workbench.terminal import printable
 
-FIGURE_NAMES = ("latency_cdf.png", "tail_drivers.png")
+FIGURE_NAMES = ("latency_survival.png", "tail_drivers.png")
 
 NO_MODEL_NOTE = ("This scenario has no [model] section, so there is no compiled plan: the compile profile, "
                  "bucket telemetry and compile-time actions (re-bucketing, fusion) do not apply. Runtime "
@@ -75,34 +77,27 @@ def _png(fig) -> bytes:
 
 
 def figures(loop: LoopResult) -> dict[str, bytes]:
-    """Before/after latency CDFs with p50/p95/p99 marks, and the tail drivers before/after."""
+    """Before/after latency survival curves (share slower than x, log-log, p50 ... p99.9 guides), and the tail
+    drivers before/after."""
     fig = Figure(figsize=(7, 3.6))
     ax = fig.subplots()
-    for label, tr, color in (("baseline", loop.baseline, "tab:red"), ("after retuning", loop.final, "tab:blue")):
-        if tr is None:
-            continue
-        lat = np.sort(tr.latency_s[tr.measured & tr.completed]) * 1e3
-        ax.plot(lat, np.arange(1, len(lat) + 1) / len(lat), color=color, label=label)
-        for q, ls in ((50, ":"), (95, "--"), (99, "-")):
-            ax.axvline(np.percentile(lat, q), color=color, ls=ls, lw=0.8)
-    ax.set_xscale("log")
-    ax.set_xlabel("latency (ms); lines at p50 (dotted), p95 (dashed), p99 (solid)")
-    ax.set_ylabel("CDF")
-    ax.legend(loc="lower right")
+    runs = {label: tr.latency_s[tr.measured & tr.completed] * 1e3
+            for label, tr in (("baseline", loop.baseline), ("after retuning", loop.final)) if tr is not None}
+    draw_survival(ax, runs, "latency (ms)")
     ax.grid(alpha=0.3)
-    cdf = _png(fig)
+    survival = _png(fig)
     fig = Figure(figsize=(7, 2.8))
     ax = fig.subplots()
     before = loop.baseline_summary["tail_drivers"]
     after = (loop.final_summary or loop.baseline_summary)["tail_drivers"]
     y = np.arange(len(DRIVERS))
-    ax.barh(y - 0.2, [before[d] for d in DRIVERS], 0.4, label="baseline", color="tab:red")
-    ax.barh(y + 0.2, [after[d] for d in DRIVERS], 0.4, label="after retuning", color="tab:blue")
+    ax.barh(y - 0.2, [before[d] for d in DRIVERS], 0.4, label="baseline", color=BASELINE)
+    ax.barh(y + 0.2, [after[d] for d in DRIVERS], 0.4, label="after retuning", color=CURRENT)
     ax.set_yticks(y, [d.replace("_", " ") for d in DRIVERS])
     ax.set_xlabel("share of latency of requests above p95")
     ax.legend()
     ax.invert_yaxis()
-    return dict(zip(FIGURE_NAMES, (cdf, _png(fig)), strict=True))
+    return dict(zip(FIGURE_NAMES, (survival, _png(fig)), strict=True))
 
 
 def _ms(x) -> str:

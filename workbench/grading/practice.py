@@ -2,7 +2,7 @@
 
 The evidence comes from simulating the drill's scenario twice on the same seed, the
 healthy baseline and the regressed run: p50/p95/p99 overall, per stream and per
-bucket, and a latency-CDF figure saved to a file. Answers are typed until a line with
+bucket, and a latency survival figure saved to a file. Answers are typed until a line with
 a single ``.`` (or written in ``$EDITOR``). Every graded attempt is saved; nothing empty is: an answer that is
 blank, holds NUL bytes or is longer than the grader reads is refused and asked for again (it is read in bounded
 pieces, never held whole), bytes that are not UTF-8 become U+FFFD, and the end of input ends the session.
@@ -25,7 +25,7 @@ import numpy as np
 from workbench.analysis.metrics import summarize
 from workbench.errors import ConfigError
 from workbench.grading.drills import Drill, drill_scenarios
-from workbench.grading.evidence_figure import cdf_figure
+from workbench.grading.evidence_figure import evidence_figure
 from workbench.grading.grader import ELEMENTS, MAX_CHARS, Grade, check_answer, grade
 from workbench.grading.reference import needs, render
 from workbench.grading.store import Store, pick_drills
@@ -71,7 +71,7 @@ def _counters(s: dict) -> str:
 
 
 def prepare(drill: Drill, figure_dir: Path | None = None) -> Evidence:
-    """Run the drill's scenarios on one seed: the evidence table, a CDF figure, the rendered reference."""
+    """Run the drill's scenarios on one seed: the evidence table, a survival figure, the rendered reference."""
     roots = {"base", "reg"} | needs(drill.strong_answer)
     scenarios = drill_scenarios(drill, fixed="fix" in roots)
     if not hasattr(scenarios[0], "streams"):  # a token-level serving drill
@@ -107,7 +107,7 @@ def prepare(drill: Drill, figure_dir: Path | None = None) -> Evidence:
 
 
 def _figure(runs: dict, path: Path) -> Path:
-    return cdf_figure({name: tr.latency_s[tr.measured & tr.completed] * 1e3 for name, tr in runs.items()}, path,
+    return evidence_figure({name: tr.latency_s[tr.measured & tr.completed] * 1e3 for name, tr in runs.items()}, path,
                       "latency (ms), dashed: p99")
 
 

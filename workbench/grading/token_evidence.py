@@ -2,7 +2,7 @@
 
 Like :func:`workbench.grading.practice.prepare` for request-level drills: the drill's runs on one
 seed (baseline, regressed, and the fix when the reference reads it), a table the candidate
-reads, a CDF figure of time to first token, and the summaries the reference answer is
+reads, a survival figure of time to first token, and the summaries the reference answer is
 rendered from (keys of ``workbench run --json`` on a token scenario).
 """
 
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from workbench.grading.evidence_figure import cdf_figure
+from workbench.grading.evidence_figure import evidence_figure
 from workbench.grading.reference import render
 from workbench.serving.engine import simulate_tokens
 from workbench.serving.metrics import itl_s, summarize_tokens, ttft_s
@@ -78,7 +78,7 @@ def prepare_tokens(drill, scenarios, figure_dir: Path | None) -> tuple[str, Path
                  for root, tr, sc in zip(("base", "reg", "fix"), traces, scenarios, strict=False)}
     runs = {"baseline": traces[0], "regressed": traces[1]}
     table = _table(runs, {k: summaries[k] for k in ("base", "reg")})
-    path = (cdf_figure({name: ttft_s(tr) * 1e3 for name, tr in runs.items()}, Path(figure_dir) / f"{drill.id}.png",
+    path = (evidence_figure({name: ttft_s(tr) * 1e3 for name, tr in runs.items()}, Path(figure_dir) / f"{drill.id}.png",
                        "time to first token (ms), dashed: p99") if figure_dir is not None else None)
     reference = render(drill.strong_answer, summaries, f"{drill.path} [reference] strong")
     return table, path, reference, summaries

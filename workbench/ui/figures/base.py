@@ -8,16 +8,15 @@ has a stable text twin (``*_text``) that notebooks print and nbval compares.
 from __future__ import annotations
 
 import io
-import math
 
 import numpy as np
 from matplotlib.figure import Figure
-from matplotlib.ticker import Formatter, LogLocator, NullFormatter, NullLocator
 
 from workbench.analysis.metrics import DRIVERS
+from workbench.palette import BASELINE, BASELINE_ALPHA, CAUSES, CURRENT, SECOND, cause_color
 from workbench.runtime.trace import Trace
+from workbench.tail_axes import plain_log
 from workbench.ui.figures.layers import nice_ceil, nice_floor
-from workbench.ui.figures.palette import BASELINE, BASELINE_ALPHA, CAUSES, CURRENT, SECOND, cause_color
 
 COLORS = (CURRENT, SECOND, CAUSES["service"], CAUSES["memory_contention"], CAUSES["core_imbalance"], BASELINE)
 MARKS = ((50, ":"), (95, "--"), (99, "-"))
@@ -51,53 +50,9 @@ def new_figure(ncols: int = 2, width: float = 10.0, height: float = 3.4):
     return fig, list(np.atleast_1d(axes))
 
 
-class PlainLogFormatter(Formatter):
-    """Plain numbers on a log axis ('0.5', '20'; mathtext costs more to render than the data). Ticks sit at
-    1-2-5; over more than ``decades`` decades only the powers of ten keep a label, so labels never crowd."""
-
-    def __init__(self, decades: float = 2.5):
-        self.decades = decades
-
-    def __call__(self, v: float, pos=None) -> str:
-        lo, hi = sorted(self.axis.get_view_interval()) if self.axis is not None else (v, v)
-        if lo > 0 and math.log10(hi / lo) > self.decades and v > 0:
-            mantissa = v / 10.0 ** math.floor(math.log10(v) + 1e-9)
-            if abs(mantissa - 1.0) > 1e-6:
-                return ""
-        return f"{v:g}"
-
-
-def plain_log(axis) -> None:
-    """Log scale with plain number labels at 1-2-5 ticks (a label on less than a decade; only powers of ten
-    past two and a half decades)."""
-    axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
-    axis.set_major_formatter(PlainLogFormatter())
-    axis.set_minor_formatter(NullFormatter())
-    axis.set_minor_locator(NullLocator())  # the 1-2-5 majors mark the scale; minor ticks cost a third of a frame
-
-
 def latencies_ms(trace: Trace) -> np.ndarray:
     """Sorted latencies (ms) of the measured, completed requests."""
     return np.sort(trace.latency_s[trace.measured & trace.completed]) * 1e3
-
-
-def latency_cdf(ax, runs: dict[str, Trace]) -> None:
-    """Latency CDFs with vertical marks at p50 (dotted), p95 (dashed) and p99 (solid)."""
-    ax.clear()
-    for (label, tr), color in zip(runs.items(), COLORS, strict=False):
-        lat = latencies_ms(tr)
-        if len(lat) == 0:
-            continue
-        q = np.concatenate([np.linspace(0, 0.99, 300), np.linspace(0.99, 1.0, 101)[1:]])  # dense in the tail
-        ax.plot(np.quantile(lat, q), q, color=color, label=label)
-        for q, ls in MARKS:
-            ax.axvline(np.percentile(lat, q), color=color, ls=ls, lw=0.8)
-    ax.set_xscale("log")
-    plain_log(ax.xaxis)
-    ax.set_xlabel("latency (ms); p50 dotted, p95 dashed, p99 solid")
-    ax.set_ylabel("CDF")
-    ax.grid(alpha=0.3)
-    ax.legend(loc="lower right", fontsize=8)
 
 
 def latency_text(runs: dict[str, Trace]) -> str:
@@ -204,24 +159,6 @@ def streams_text(summary: dict) -> str:
 
 
 # --- artists drawn once and updated in place (the panels) ---------------------------------
-
-TAIL_Q = np.concatenate([np.linspace(0, 0.99, 300), np.linspace(0.99, 1.0, 101)[1:]])  # dense in the tail
-
-
-def sorted_quantiles(a: np.ndarray, q) -> np.ndarray:
-    """Quantiles ``q`` of an already sorted array by linear interpolation (numpy's default method, without its
-    partition of the whole array: a drawing's quantiles of 500,000 gaps in microseconds, not milliseconds)."""
-    pos = np.asarray(q, dtype=float) * (len(a) - 1)
-    lo = np.floor(pos).astype(np.int64)
-    hi = np.minimum(lo + 1, len(a) - 1)
-    return a[lo] + (a[hi] - a[lo]) * (pos - lo)
-
-
-def cdf_xy(lat_ms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(latency quantiles, probabilities) of sorted latencies: 400 points, dense above p99."""
-    if len(lat_ms) == 0:
-        return np.zeros(0), np.zeros(0)
-    return sorted_quantiles(lat_ms, TAIL_Q), TAIL_Q
 
 
 def decimate(x: np.ndarray, y: np.ndarray, slices: int = 1000) -> tuple[np.ndarray, np.ndarray]:

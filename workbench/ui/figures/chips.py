@@ -11,8 +11,9 @@ import numpy as np
 from matplotlib.patches import Patch
 
 from workbench.analysis.regimes import REGIMES, RegimeSplit
-from workbench.ui.figures.base import new_figure, plain_log
-from workbench.ui.figures.palette import CAUSES, TIMELINE
+from workbench.palette import CAUSES, TIMELINE
+from workbench.tail_axes import plain_log
+from workbench.ui.figures.base import new_figure
 
 KIB, MIB, GIB = 2**10, 2**20, 2**30
 # compute is the kernels' own work (service green), HBM traffic the memory colour, overhead the queueing blue

@@ -5,7 +5,7 @@ by check, the relative worsenings :func:`workbench.feedback.guard.guard` compare
 threshold; :func:`seed_noise` measures how far a *no-op* moves those same numbers when only
 the seed changes (the noise a threshold must see past); :func:`windowed_p99` cuts a trace
 into equal time windows, the way a serving system's telemetry arrives. The figures draw
-them with :mod:`workbench.ui.figures.palette`: baseline grey, after retuning ``CURRENT`` blue.
+them with :mod:`workbench.palette`: baseline grey, after retuning ``CURRENT`` blue.
 """
 
 from __future__ import annotations
@@ -14,14 +14,15 @@ import dataclasses
 
 import numpy as np
 
+from workbench import palette as pal
 from workbench.analysis.metrics import summarize
 from workbench.config import Scenario
 from workbench.feedback.actions import Action
 from workbench.feedback.guard import Effect
 from workbench.pipeline import run_scenario
 from workbench.runtime.trace import Trace
-from workbench.ui.figures import palette as pal
-from workbench.ui.figures.base import new_figure, plain_log
+from workbench.tail_axes import plain_log
+from workbench.ui.figures.base import new_figure
 from workbench.ui.figures.timeline import draw_cdf
 
 

@@ -13,8 +13,8 @@ import numpy as np
 
 from workbench.analysis.metrics import DRIVERS
 from workbench.grading.grader import WEIGHTS
+from workbench.palette import BASELINE, CAUSES, CURRENT, SECOND
 from workbench.ui.figures.base import new_figure
-from workbench.ui.figures.palette import BASELINE, CAUSES, CURRENT, SECOND
 
 RUNS = {"base": ("baseline", BASELINE), "reg": ("regressed", CURRENT), "fix": ("fixed", SECOND)}
 STATS = ("mean", "p50", "p95", "p99")

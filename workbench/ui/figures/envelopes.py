@@ -8,8 +8,9 @@ import numpy as np
 
 from workbench.analysis.envelope_stats import measured_shares
 from workbench.compiler.envelope import Bucket
-from workbench.ui.figures.base import ShownFigure, plain_log
-from workbench.ui.figures.palette import BASELINE, CURRENT, TIMELINE
+from workbench.palette import BASELINE, CURRENT, TIMELINE
+from workbench.tail_axes import plain_log
+from workbench.ui.figures.base import ShownFigure
 
 OUTSIDE = TIMELINE["generic fallback"]  # what an out-of-envelope shape runs when the policy is fallback
 

@@ -2,7 +2,7 @@
 
 Each function takes numbers computed by :mod:`workbench.analysis.fairness` and returns a
 figure (``workbench.ui.figures.base.new_figure``, shown as PNG in a notebook). Colours come
-from :mod:`workbench.ui.figures.palette`: the high-priority stream is ``CURRENT`` blue, the
+from :mod:`workbench.palette`: the high-priority stream is ``CURRENT`` blue, the
 second stream ``SECOND`` vermillion; under pinning core i serves stream i, so cores take
 the same two colours.
 """
@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from workbench.ui.figures import palette as pal
-from workbench.ui.figures.base import new_figure, plain_log
+from workbench import palette as pal
+from workbench.tail_axes import plain_log
+from workbench.ui.figures.base import new_figure
 
 STREAM_COLORS = (pal.CURRENT, pal.SECOND)
 

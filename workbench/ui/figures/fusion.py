@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from matplotlib.patches import FancyBboxPatch
 
+from workbench import palette
 from workbench.analysis.roofline import KernelPoint
 from workbench.hardware import Hardware
-from workbench.ui.figures import palette
-from workbench.ui.figures.base import new_figure, plain_log
+from workbench.tail_axes import plain_log
+from workbench.ui.figures.base import new_figure
 
 MIB = 2**20
 SPILL = palette.CAUSES["memory_contention"]

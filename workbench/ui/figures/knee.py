@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from workbench.ui.figures import palette
-from workbench.ui.figures.base import new_figure, plain_log
+from workbench import palette
+from workbench.tail_axes import plain_log
+from workbench.ui.figures.base import new_figure
 
 _THEORY_STYLES = {"M/M/c": ":", "G/G/c (Allen-Cunneen)": "--"}
 

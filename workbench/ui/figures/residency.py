@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.ticker import MaxNLocator
 
-from workbench.ui.figures import palette as pal
+from workbench import palette as pal
 from workbench.ui.figures.base import new_figure
 
 GIB = 1 << 30

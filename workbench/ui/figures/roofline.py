@@ -9,10 +9,11 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.patches import Rectangle
 
+from workbench import palette
 from workbench.analysis.roofline import KernelPoint, attainable_flops, ridge_point
 from workbench.hardware import Hardware
-from workbench.ui.figures import palette
-from workbench.ui.figures.base import new_figure, plain_log
+from workbench.tail_axes import plain_log
+from workbench.ui.figures.base import new_figure
 
 
 def roofline(ax, plans: dict[str, tuple[KernelPoint, ...]], hw: Hardware, label_kernels: bool = True,

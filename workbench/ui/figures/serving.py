@@ -12,10 +12,11 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.ticker import FixedLocator, FuncFormatter
 
+from workbench.palette import BASELINE, BASELINE_ALPHA, CURRENT, TOKEN_PHASES
 from workbench.serving.engine import ServingTrace
 from workbench.serving.metrics import itl_s
-from workbench.ui.figures.base import COLORS, MARKS, log_limits, new_figure, plain_log
-from workbench.ui.figures.palette import BASELINE, BASELINE_ALPHA, CURRENT, TOKEN_PHASES
+from workbench.tail_axes import plain_log
+from workbench.ui.figures.base import COLORS, MARKS, log_limits, new_figure
 
 
 def busiest_window(tr: ServingTrace, seconds: float) -> tuple[float, float]:

@@ -24,42 +24,20 @@ from collections.abc import Sequence
 import numpy as np
 from matplotlib.ticker import NullLocator
 
-from workbench.ui.figures.base import log_limits, plain_log, sorted_quantiles
+from workbench.palette import BASELINE, BASELINE_ALPHA, CURRENT
+from workbench.tail_axes import (
+    FLOORS,
+    PERCENTILES,
+    percentile_values,
+    plain_log,
+    sorted_quantiles,
+    survival_floor,
+    survival_xy,
+)
+from workbench.ui.figures.base import log_limits
 from workbench.ui.figures.layers import steady_lim
-from workbench.ui.figures.palette import BASELINE, BASELINE_ALPHA, CURRENT
 
-PERCENTILES: tuple[float, ...] = (50.0, 95.0, 99.0, 99.9)  # each marked by a guide at 1 - q / 100
-FLOORS: tuple[float, ...] = (1e-4, 1e-3)  # the lowest survival shown, deepest first
-MIN_BEYOND = 20  # samples that must lie beyond a floor for it to be shown
-POINTS = 600  # points per curve, at geometric steps of the count above: dense in the tail
 TOP = 1.3  # the y axis's top: a band above survival 1 for the curves' start
-
-
-def survival_floor(n: int) -> float:
-    """The deepest floor of :data:`FLOORS` with at least :data:`MIN_BEYOND` of ``n`` samples beyond it (else 1e-3)."""
-    return next((f for f in FLOORS if n * f >= MIN_BEYOND), FLOORS[-1])
-
-
-def survival_xy(lat: np.ndarray, points: int = POINTS) -> tuple[np.ndarray, np.ndarray]:
-    """(latency, share of samples slower) of sorted latencies: ``points`` points, dense in the tail.
-
-    The sample with ``k`` samples at or above it is drawn at ``(k - 0.5) / n`` (a plotting position that
-    never reaches 0, so the slowest sample stays on a log axis)."""
-    n = len(lat)
-    if n == 0:
-        return np.zeros(0), np.zeros(0)
-    if n <= points:
-        above = np.arange(n, 0, -1)  # every sample
-    else:
-        above = np.unique(np.rint(np.geomspace(1, n, points)).astype(np.int64))[::-1]
-    return lat[n - above], (above - 0.5) / n
-
-
-def percentile_values(lat: np.ndarray) -> np.ndarray:
-    """p50, p95, p99 and p99.9 of sorted latencies (numpy's linear method); NaN when there are none."""
-    if len(lat) == 0:
-        return np.full(len(PERCENTILES), np.nan)
-    return sorted_quantiles(lat, np.array(PERCENTILES) / 100)
 
 
 def span(lat: np.ndarray, floor: float) -> np.ndarray:

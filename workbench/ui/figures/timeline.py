@@ -17,7 +17,7 @@ The timeline splits each batch's time on its core into the causes the trace reco
 
 These are exactly the parts ``workbench.analysis.metrics.tail_drivers`` adds up, so the
 area of a colour is the time the matching tail driver counts. Colours come from
-``workbench.ui.figures.palette.TIMELINE``.
+``workbench.palette.TIMELINE``.
 """
 
 from __future__ import annotations
@@ -26,9 +26,10 @@ import numpy as np
 from matplotlib.patches import Patch
 from matplotlib.ticker import NullLocator
 
+from workbench.palette import BASELINE, BASELINE_ALPHA, CURRENT, PERCENTILE_STYLES, TIMELINE
 from workbench.runtime.trace import Trace
-from workbench.ui.figures.base import COLORS, ShownFigure, latencies_ms, log_limits, plain_log
-from workbench.ui.figures.palette import BASELINE, BASELINE_ALPHA, CURRENT, PERCENTILE_STYLES, TIMELINE
+from workbench.tail_axes import plain_log
+from workbench.ui.figures.base import COLORS, ShownFigure, latencies_ms, log_limits
 from workbench.ui.figures.survival import (
     FLOORS,
     PERCENTILES,

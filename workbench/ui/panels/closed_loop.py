@@ -19,8 +19,9 @@ import numpy as np
 
 from workbench.analysis.metrics import summarize
 from workbench.feedback.guard import Effect, LoopResult, closed_loop
+from workbench.tail_axes import percentile_values, survival_xy
 from workbench.ui.figures import base as f
-from workbench.ui.figures.survival import SurvivalView, percentile_values, survival_xy
+from workbench.ui.figures.survival import SurvivalView
 from workbench.ui.panels.base import Panel, builtin, dropdown, slider, with_rate
 
 SCENARIOS = ["shape_drift", "fusion_memory_bursts", "placement_skew", "priority_two_streams", "pinned_tradeoff"]

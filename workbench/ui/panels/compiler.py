@@ -9,9 +9,9 @@ import numpy as np
 
 from workbench.analysis.metrics import summarize
 from workbench.config import Drift, ShapeDist
+from workbench.palette import BASELINE, BASELINE_ALPHA, CURRENT
 from workbench.ui.figures import base as f
 from workbench.ui.figures.layers import nice_ceil, steady_lim
-from workbench.ui.figures.palette import BASELINE, BASELINE_ALPHA, CURRENT
 from workbench.ui.figures.survival import SurvivalView
 from workbench.ui.panels.base import Panel, builtin, dropdown, lat_ms, slider, with_rate
 

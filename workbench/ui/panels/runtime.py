@@ -9,9 +9,9 @@ from matplotlib.ticker import MaxNLocator
 
 from workbench.analysis.metrics import summarize, wait_profile
 from workbench.config import RESIDENCY_DISPATCH, Batching, ResidencyPolicy, Scheduler
+from workbench.palette import BASELINE, BASELINE_ALPHA, CURRENT, cause_color
 from workbench.ui.figures import base as f
 from workbench.ui.figures.layers import nice_ceil, steady_lim
-from workbench.ui.figures.palette import BASELINE, BASELINE_ALPHA, CURRENT, cause_color
 from workbench.ui.figures.survival import SurvivalView
 from workbench.ui.panels.base import Panel, builtin, dropdown, lat_ms, slider, with_rate
 

@@ -16,12 +16,12 @@ import dataclasses
 
 import numpy as np
 
+from workbench.palette import BASELINE, BASELINE_ALPHA, CURRENT, TOKEN_PHASES
 from workbench.serving.engine import simulate_tokens
 from workbench.serving.metrics import itl_s, summarize_tokens
 from workbench.ui.figures import base as f
 from workbench.ui.figures import serving as sf
 from workbench.ui.figures.layers import nice_ceil, steady_lim
-from workbench.ui.figures.palette import BASELINE, BASELINE_ALPHA, CURRENT, TOKEN_PHASES
 from workbench.ui.figures.survival import SurvivalView
 from workbench.ui.panels.base import Panel, builtin, dropdown, slider
 from workbench.ui.panels.token_compare import token_what_changed

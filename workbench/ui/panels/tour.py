@@ -15,8 +15,8 @@ import ipywidgets as w
 import numpy as np
 
 from workbench.analysis.metrics import DRIVERS, summarize
+from workbench.palette import BASELINE, BASELINE_ALPHA, CAUSES
 from workbench.ui.figures import base as f
-from workbench.ui.figures.palette import BASELINE, BASELINE_ALPHA, CAUSES
 from workbench.ui.figures.survival import SurvivalView
 from workbench.ui.panels.base import Panel, builtin, lat_ms, slider
 
