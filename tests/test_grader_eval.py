@@ -21,8 +21,8 @@ from workbench.grading.drills import load_drills
 from workbench.grading.evaluate import GOALS, evaluate, load_corpus
 
 LABELS = Path(__file__).parent / "grader_labels"
-NEXT = ("AU",)  # stored for later final scores (grader_eval.py leaves them out too)
-FINAL = "AT"  # held out in tests/benchmarks/grader_eval.py (AR, AS: scored once in the sixteenth session)
+NEXT = ("BA",)  # stored for later final scores (grader_eval.py leaves them out too)
+FINAL = "AZ"  # held out in tests/benchmarks/grader_eval.py (AV-AY: scored in the seventeenth session)
 BELOW_GOAL: dict[str, float] = {}  # elements whose floor is below the goal, with the reason beside it (none now)
 
 

@@ -22,9 +22,10 @@ LABELS = Path(__file__).resolve().parents[1] / "grader_labels"
 # writers whose disagreements were read while writing the rules
 TUNED_ON = ("legacy", "A", "B", "C", "D", "E", "F", "G", "H", "J", "K", "L", "M", "N", "O", "P", "Q", "R", "S", "T",
             "U", "V", "W", "X", "Y", "Z", "AA", "AB", "AC", "AD", "AE", "AF", "AG", "AH", "AI", "AJ", "AK", "AL", "AM",
-            "AN", "AO", "AP", "AQ", "AR", "AS")
-FINAL = "AT"  # held out: scored once at the end of the sixteenth session (AR, AS: scored once, then read)
-NEXT = ("AU",)  # stored for later final scores: out of every table, --final too
+            "AN", "AO", "AP", "AQ", "AR", "AS", "AT", "AU",
+            "AV", "AW", "AX", "AY")
+FINAL = "AZ"  # held out (AV-AY: scored in the seventeenth session, then read)
+NEXT = ("BA",)  # stored for later final scores: out of every table, --final too
 
 
 def main(argv: list[str]) -> None:

@@ -255,8 +255,17 @@ def crammed(n: str) -> bool:
 # on themselves ('Mechanism: identified', 'Owner: assigned to the appropriate team')
 _SELF_GRADED = re.compile(r"(?<![a-z])(?:(?:this|my|the) (?:answer|response|write-?up|submission|reply) "
                           r"(?:\w+ )?(?:covers|addresses|includes|hits|meets|satisfies|contains|ticks)|"
-                          r"all (?:the )?(?:required |six |rubric )?(?:elements|criteria|boxes) (?:are )?"
+                          r"all (?:(?:the|required|six|rubric|key) ){0,3}(?:elements|criteria|boxes) (?:are )?"
                           r"(?:covered|addressed|present|met|ticked))(?![a-z])")
+# a ticked box before a line ('[x] Owner: accountable team assigned', '✅ Fix'), and a label whose value says the
+# element was supplied, not what it is ('Artifact: a concrete, same-seed artifact has been specified')
+_CHECKBOX = re.compile(r"^\W{0,3}(?:\[\s?[x\u2713\u2714]\s?\]|[\u2611\u2705\u2714\u2713])\s*")
+_LABEL = re.compile(r"^\W*[a-z][a-z /&-]{0,30}:")
+_META_PASSIVE = re.compile(r"^\W*[a-z][a-z /&-]{0,30}:.*(?:ha(?:s|ve) been|is|are) (?:specified|proposed|"
+                           r"assigned|determined|identified|defined|provided|established|covered|addressed|"
+                           r"in place)\W*(?:$|,| and)")
+# a ticket, runbook or change id as written ('RCA-7731', 'INFRA-2290', 'SOP-12', 'GPU-TP-04')
+_TICKET = re.compile(r"(?<![A-Za-z0-9-])[A-Z]{2,}(?:-[A-Z]{2,})*-\d+(?![A-Za-z0-9])")
 _META_VALUE = re.compile(r"^\W*[a-z][a-z /&-]{0,30}:\s*(?:identified|provided|covered|addressed|assigned|done|yes|"
                          r"included|present|handled|defined|named|stated|explained|given|specified|complete|"
                          r"confirmed|clear)(?![a-z])")
@@ -292,9 +301,35 @@ def shotgun(text: str) -> bool:
 
 def self_graded(norms: list[str]) -> bool:
     """Does the answer certify itself: a sentence saying it covers the elements, or three label lines or more whose
-    value is a verdict on the line ('Fix: provided')?"""
-    verdicts = sum(bool(_META_VALUE.match(n)) for n in norms)
+    value is a verdict on the line ('Fix: provided', 'Owner: a named team has been assigned'), a ticked box
+    ('[x] Artifact: same-seed report') or a template's bracketed blanks ('Root cause: [nvlink / pcie] related')?"""
+    verdicts = sum(_verdict_line(n) for n in norms)
     return verdicts >= 3 or verdicts >= 2 and any(_SELF_GRADED.search(n) for n in norms)
+
+
+def _verdict_line(n: str) -> bool:
+    """A label line whose value grades the answer rather than the system, a ticked box, or a template filled in."""
+    box = _CHECKBOX.match(n)
+    if box:  # a ticked box with a short value grades its line ('[x] Fix: buckets'); a ticked claim is a claim
+        rest = n[box.end():]
+        label = _LABEL.match(rest)
+        return len(re.findall(r"[a-z0-9]+", rest[label.end():] if label else rest)) <= 6
+    if _META_VALUE.match(n) or _META_PASSIVE.match(n):
+        return True
+    m = _LABEL.match(n)
+    if not m or "[" not in n[m.end():]:  # blanks in the value ('[ ] Fix: ?' is an unticked box, not a blank)
+        return False
+    outside = re.sub(r"\[[^\]]*\]", " ", n[m.end():])
+    return len(re.findall(r"[a-z0-9]+", outside)) <= 3  # the value is its bracketed blanks, a word or two around
+
+
+def cites_away(text: str) -> bool:
+    """Does the answer hand every element to a document: three ticket, runbook or change ids or more ('RCA-7731',
+    'SOP-12', 'CHG-5521') in half its sentences or more? A reference is where a claim would be, not one."""
+    ids = _TICKET.findall(text)
+    lines = [s for s in re.split(r"(?<=[.!?])\s+|\n+", text) if s.strip()]
+    cited = sum(bool(_TICKET.search(s)) for s in lines)
+    return len(set(ids)) >= 3 and cited >= 0.5 * len(lines)
 
 
 def field_line(n: str) -> bool:

@@ -106,7 +106,8 @@ CARD_GRAMS = grams(CARD_TEXT)
 
 def _elements(segs: list[str], norms: list[str], drill: Drill, stuffed: bool,
               argued: bool = False) -> dict[str, Element]:
-    return {"workload": workload(segs, norms, drill, stuffed), "mechanism": det.mechanism(drill, segs, norms),
+    mechanism = det.mechanism(drill, segs, norms)
+    return {"workload": workload(segs, norms, drill, stuffed, mechanism.present), "mechanism": mechanism,
             "artifact": det.artifact(segs, norms, drill, stuffed), "fix": fix(segs, norms, drill, stuffed, argued),
             "owner": owner(segs, norms, stuffed), "rollback": det.rollback(segs, norms, stuffed, drill)}
 
@@ -151,7 +152,7 @@ def grade(drill: Drill, answer: str) -> Grade:
     # (a line or two is judged line by line below: 'Who owns it? The ML compiler team.' is an answer)
     claimless = len(segs) >= 3 and (not any(claims.claims_something(n) for n in norms)
                                     or claims.config_dump(segs, norms) or claims.self_graded(norms)
-                                    or claims.shotgun(answer))
+                                    or claims.shotgun(answer) or claims.cites_away(answer))
     if not segs or claimless:
         # each element's own hint and question, the first hint saying why nothing was found
         empty = ("the answer is empty" if not answer.strip() else "no sentence in the answer claims anything (terms, "

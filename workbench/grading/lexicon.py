@@ -259,6 +259,9 @@ OWNER_NOUN = re.compile(r"([a-z][a-z/&-]{1,30})(?: ([a-z][a-z/&-]{1,30}))? (?:te
 # "Owner: serving runtime", "owner - me": a labelled owner with at least two words, or the speaker
 OWNER_LABEL = re.compile(r"(?<![a-z])(?:owners?|owned by|who|dri|accountable)\s?[:=-]\s?(?:(?:me|myself|i)(?![a-z])|"
                          r"(?!(?:the )?(?:team|someone|somebody|whoever|tbd|n/a|none|us|we|everyone|all|owners?)\b)"
+                         # a team named by its relation to the thing, not by who it is ('Owner: owning team')
+                         r"(?!(?:the |an? )?(?:owning|responsible|appropriate|relevant|respective|affected|right|"
+                         r"correct|concerned|usual|proper) (?:team|group|party|org)\b)"
                          r"[a-z][a-z'&-]{1,30}(?:\s|/)[a-z(][a-z'&-]{1,30})")
 I_OWN = re.compile(r"(?<![a-z])(?:mine(?: to own)?(?= /|,|\.| and )|"
                    r"(?:i'?m|i am) the one (?:who'?d|who will|who would|to) (?:own|drive|lead)|"

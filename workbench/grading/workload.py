@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from workbench.grading import claims
 from workbench.grading.detectors import Element
 from workbench.grading.drills import Drill
 from workbench.grading.lexicon import DIRECTION, METRICS
@@ -115,6 +116,14 @@ _FIGURED = re.compile(rf"\d(?:\.\d+)?\s?(?:ms|s)\W+(?:\w+\W+){{0,2}}?(?:{_METRIC
                       rf"\d(?:\.\d+)?\s?(?:ms|s)(?![a-z])")
 
 
+# the body of the distribution: where the drill's regression is a tail percentile, a median or a mean that moved is
+# not it ('the median went from 5.6 to 26 ms' for a p99 regression: the p50/p99 confusion the labels refuse)
+_NOT_A_STREAM = ("traffic", "pool", "serving pool", "llm pool", "canary", "benchmark", "transformer", "block",
+                 "transformer block", "production load", "four cores", "4 cores", "two cores", "2 cores", "node")
+_BODY = re.compile(r"(?:p50|median|mean|average)(?![a-z])")
+_TAIL_REGRESSED = re.compile(r"regression in (?:the )?(?:[a-z-]+ )?(?:[a-z'-]+ )?(?:p9\d|tail)")
+
+
 def _stated(n: str, x: re.Match) -> bool:
     """Does the sentence state this move as the regression: not a gain, not a condition's ('if p99 goes above'),
     not only supposed under a negated modal, not a bare level?"""
@@ -123,8 +132,16 @@ def _stated(n: str, x: re.Match) -> bool:
                 _NOT_SO_IN.search(x.group()) or _level_only(n, x.group()))
 
 
-def workload(segs: list[str], norms: list[str], drill: Drill, stuffed: bool = False) -> Element:
-    """The first sentence that states the regressed metric's move, with the workload named in the answer."""
+def workload(segs: list[str], norms: list[str], drill: Drill, stuffed: bool = False,
+             explained: bool = True) -> Element:
+    """The first sentence that states the regressed metric's move, with the workload named in the answer.
+
+    In an answer that explains nothing (``explained`` False: no mechanism found), a sentence that gives the change as
+    its own cause ('TTFT p99 rose because of chunked prefill') is a tautology and states no workload either
+    (``brief/GAMED.md``: a tautology earns an element only where a real sentence elsewhere states it)."""
+    change = claims.change_words(" ".join((drill.prompt, *drill.rubric.change_terms)))
+    tail = bool(_TAIL_REGRESSED.search(drill.prompt.lower()))  # the prompt's regression is a tail percentile
+    streams = [w for w in drill.rubric.workload_terms if w not in _ANY_WORKLOAD and w not in _NOT_A_STREAM]
     named = has(" ".join(norms), drill.rubric.workload_terms)  # the workload, named anywhere in the answer
     figured = _FIGURED.search(" ".join(norms))
     for s, n in zip(segs, norms, strict=True):
@@ -132,7 +149,10 @@ def workload(segs: list[str], norms: list[str], drill: Drill, stuffed: bool = Fa
         # p95 5.7 -> 3.1") is data, not a run of bare terms, unless the whole answer is such runs
         # each move on its own: one in a condition does not hide a stated one after it ('served when nobody is
         # waiting, ... their slowest 1% went from under half a second to 0.8')
-        m = next((x for x in _moves(n) if _stated(n, x)), None)
+        if not explained and claims.untautological(n, change) != n:
+            continue
+        body_ok = not tail or has(n, streams)  # a stream's own median is its workload ('docs p50 doubled')
+        m = next((x for x in _moves(n) if _stated(n, x) and (body_ok or not _BODY.match(x.group()))), None)
         if not m or (bare_run(n) and (stuffed or not FIGURES.search(n) or WORD_CHAIN.search(n))) or \
                 _DISMISSED.search(n):
             continue
