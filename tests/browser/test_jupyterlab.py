@@ -99,7 +99,8 @@ def figure_outputs(page, name: str) -> list[tuple[int, bool, bool]]:
 
 
 def images_and_exercises(page, name: str) -> tuple[int, list[tuple[int, str]]]:
-    """(image outputs in the notebook, [(cell, its text output)] for every cell that calls an exercise checker)."""
+    """(image outputs in the notebook, [(cell, its text output)] for every cell that calls an exercise checker; a cell
+    held for a prediction gives the HTML it holds)."""
     return page.evaluate(f"""() => {{
         let images = 0; const ex = [], cells = {nb(name)}.content.model.cells;
         for (let i = 0; i < cells.length; i++) {{
@@ -108,7 +109,7 @@ def images_and_exercises(page, name: str) -> tuple[int, list[tuple[int, str]]]:
             const outs = c.outputs.toJSON();
             images += outs.filter(o => o.data && o.data['image/png']).length;
             if (/\\b(checks|exercises)\\.\\w+\\(/.test(c.sharedModel.getSource()))
-                ex.push([i, outs.map(o => o.text || '').join('')]);
+                ex.push([i, outs.map(o => o.text || (o.data && o.data['text/html']) || '').join('')]);
         }}
         return [images, ex];
     }}""")
@@ -139,6 +140,7 @@ def test_notebook_runs_in_jupyterlab_with_rendered_widgets(browser, lab, name):
         assert images > 0, f"{name}: no figure rendered"
         for cell, text in exercises:  # run top to bottom, a learner notebook answers nothing
             assert "not answered yet" in text, f"{name}: exercise cell {cell} printed {text!r}"
+        commit_every_prediction(page, name)  # as a learner does: the held experiments (panels among them) open
         every_panel_says_what_changed(page, name)
         if name in ("01_shape_envelopes", "02_fusion_and_memory"):
             move_slider_and_check(page, name)
@@ -158,6 +160,27 @@ def _nudged(value: str) -> str:
     x = float(re.sub(r"[^0-9.eE+-]", "", value) or 0)
     y = x * 0.8 if x > 0 else 1.0
     return f"{round(y)}" if "." not in value else f"{y:.3g}"
+
+
+def commit_every_prediction(page, name: str) -> None:
+    """Commit each prediction widget (the first choice, the number 1, a ranking in the order offered); then every
+    experiment held for a prediction (``Prediction.held``) shows its outputs."""
+    widgets = page.locator(".jp-Notebook .workbench-predict")
+    for i in range(widgets.count()):
+        w = widgets.nth(i)
+        w.scroll_into_view_if_needed()
+        if w.locator("input[type=radio]").count():
+            w.locator("input[type=radio]").first.check()
+        elif w.locator("input[type=text]").count():
+            w.locator("input[type=text]").first.fill("1")
+        else:
+            for k in range(w.locator("select").count()):
+                w.locator("select").nth(k).select_option(index=k)
+        w.get_by_role("button", name="Commit").click()
+    held = page.locator(".jp-Notebook .workbench-held")
+    if held.count():
+        page.wait_for_function("() => [...document.querySelectorAll('.jp-Notebook .workbench-held')]"
+                               ".every(h => h.innerText.includes('committed: the result'))", timeout=60_000)
 
 
 def every_panel_says_what_changed(page, name: str) -> None:
