@@ -260,13 +260,14 @@ _SELF_GRADED = re.compile(r"(?<![a-z])(?:(?:this|my|the) (?:answer|response|writ
 # a ticked box before a line ('[x] Owner: accountable team assigned', '✅ Fix'), and a label whose value says the
 # element was supplied, not what it is ('Artifact: a concrete, same-seed artifact has been specified')
 _CHECKBOX = re.compile(r"^\W{0,3}(?:\[\s?[x\u2713\u2714]\s?\]|[\u2611\u2705\u2714\u2713])\s*")
-_LABEL = re.compile(r"^\W*[a-z][a-z /&-]{0,30}:")
-_META_PASSIVE = re.compile(r"^\W*[a-z][a-z /&-]{0,30}:.*(?:ha(?:s|ve) been|is|are) (?:specified|proposed|"
+_LABEL_AT_START = r"^\W*[a-z][a-z /&-]{0,30}:"  # 'Owner:', 'root cause:' opening a line
+_LABEL = re.compile(_LABEL_AT_START)
+_META_PASSIVE = re.compile(_LABEL_AT_START + r".*(?:ha(?:s|ve) been|is|are) (?:specified|proposed|"
                            r"assigned|determined|identified|defined|provided|established|covered|addressed|"
                            r"in place)\W*(?:$|,| and)")
 # a ticket, runbook or change id as written ('RCA-7731', 'INFRA-2290', 'SOP-12', 'GPU-TP-04')
 _TICKET = re.compile(r"(?<![A-Za-z0-9-])[A-Z]{2,}(?:-[A-Z]{2,})*-\d+(?![A-Za-z0-9])")
-_META_VALUE = re.compile(r"^\W*[a-z][a-z /&-]{0,30}:\s*(?:identified|provided|covered|addressed|assigned|done|yes|"
+_META_VALUE = re.compile(_LABEL_AT_START + r"\s*(?:identified|provided|covered|addressed|assigned|done|yes|"
                          r"included|present|handled|defined|named|stated|explained|given|specified|complete|"
                          r"confirmed|clear)(?![a-z])")
 

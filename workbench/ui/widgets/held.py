@@ -50,9 +50,9 @@ class _Tee:
 class _Publisher:
     """The shell's display publisher while held: each display appended to the shared list."""
 
-    def __init__(self, items: list[dict], shell: Any):
-        self.items, self.shell = items, shell
-        self.is_publishing = False
+    def __init__(self, items: list[dict]):
+        self.items = items
+        self.is_publishing = False  # read by IPython while a display is published
 
     def publish(self, data: dict, metadata: dict | None = None, source: Any = None, *, transient: Any = None,
                 update: bool = False, **kwargs: Any) -> None:
@@ -101,7 +101,7 @@ class Held:
         self._shell = _shell()
         if self._shell is not None:
             self._publisher = self._shell.display_pub
-            self._shell.display_pub = _Publisher(self.items, self._shell)
+            self._shell.display_pub = _Publisher(self.items)
         self._figures = _open_figures()
         return self
 
