@@ -251,87 +251,6 @@ def crammed(n: str) -> bool:
     return len(n.split()) >= 40 and len({m.lastgroup for m in _LABEL_NOUN.finditer(n)}) >= 3
 
 
-# an answer that grades itself ('This answer covers all required elements'), or its label lines filled with verdicts
-# on themselves ('Mechanism: identified', 'Owner: assigned to the appropriate team')
-_SELF_GRADED = re.compile(r"(?<![a-z])(?:(?:this|my|the) (?:answer|response|write-?up|submission|reply) "
-                          r"(?:\w+ )?(?:covers|addresses|includes|hits|meets|satisfies|contains|ticks)|"
-                          r"all (?:(?:the|required|six|rubric|key) ){0,3}(?:elements|criteria|boxes) (?:are )?"
-                          r"(?:covered|addressed|present|met|ticked))(?![a-z])")
-# a ticked box before a line ('[x] Owner: accountable team assigned', '✅ Fix'), and a label whose value says the
-# element was supplied, not what it is ('Artifact: a concrete, same-seed artifact has been specified')
-_CHECKBOX = re.compile(r"^\W{0,3}(?:\[\s?[x\u2713\u2714]\s?\]|[\u2611\u2705\u2714\u2713])\s*")
-_LABEL_AT_START = r"^\W*[a-z][a-z /&-]{0,30}:"  # 'Owner:', 'root cause:' opening a line
-_LABEL = re.compile(_LABEL_AT_START)
-_META_PASSIVE = re.compile(_LABEL_AT_START + r".*(?:ha(?:s|ve) been|is|are) (?:specified|proposed|"
-                           r"assigned|determined|identified|defined|provided|established|covered|addressed|"
-                           r"in place)\W*(?:$|,| and)")
-# a ticket, runbook or change id as written ('RCA-7731', 'INFRA-2290', 'SOP-12', 'GPU-TP-04')
-_TICKET = re.compile(r"(?<![A-Za-z0-9-])[A-Z]{2,}(?:-[A-Z]{2,})*-\d+(?![A-Za-z0-9])")
-_META_VALUE = re.compile(_LABEL_AT_START + r"\s*(?:identified|provided|covered|addressed|assigned|done|yes|"
-                         r"included|present|handled|defined|named|stated|explained|given|specified|complete|"
-                         r"confirmed|clear)(?![a-z])")
-
-
-# a menu of causes set out as a list ('Could be several things, so covering them all:' then a bullet per cause), and
-# an answer that never picks one of them
-_MENU_OPENS = re.compile(r"(?<![a-z])(?:could be (?:several|many|a few|lots of|any number of) "
-                         r"(?:things|causes|reasons)|"
-                         r"(?:several|many|multiple|a few|various) (?:candidates|possibilities|options|suspects|"
-                         r"hypotheses)|any of which|covering (?:them|it) all|in no particular order)(?![a-z])")
-_LIST_ITEM = re.compile(r"^\s*(?:[-*\u2022]|\d{1,2}[.)])\s+\S")
-_PICKS = re.compile(r"(?<![a-z])(?:most likely|my (?:bet|money|pick|guess) is|i(?:'d| would) bet|i think it'?s|"
-                    r"(?:the )?(?:root )?cause is|it'?s (?:number |#)?\d|probably (?:number |#)?\d|top suspect|"
-                    r"leading (?:candidate|hypothesis)|i(?:'d| would) start with|the one that fits)(?![a-z])")
-
-
-def shotgun(text: str) -> bool:
-    """Does the answer set out a menu of causes as a list of four or more and never pick one?"""
-    lines = text.lower().splitlines()
-    for i, line in enumerate(lines):
-        if _MENU_OPENS.search(line):
-            items = 0
-            for rest in lines[i + 1:]:
-                if _LIST_ITEM.match(rest):
-                    items += 1
-                elif rest.strip():
-                    break
-            if items >= 4 and not _PICKS.search(text.lower()):
-                return True
-    return False
-
-
-def self_graded(norms: list[str]) -> bool:
-    """Does the answer certify itself: a sentence saying it covers the elements, or three label lines or more whose
-    value is a verdict on the line ('Fix: provided', 'Owner: a named team has been assigned'), a ticked box
-    ('[x] Artifact: same-seed report') or a template's bracketed blanks ('Root cause: [nvlink / pcie] related')?"""
-    verdicts = sum(_verdict_line(n) for n in norms)
-    return verdicts >= 3 or verdicts >= 2 and any(_SELF_GRADED.search(n) for n in norms)
-
-
-def _verdict_line(n: str) -> bool:
-    """A label line whose value grades the answer rather than the system, a ticked box, or a template filled in."""
-    box = _CHECKBOX.match(n)
-    if box:  # a ticked box with a short value grades its line ('[x] Fix: buckets'); a ticked claim is a claim
-        rest = n[box.end():]
-        label = _LABEL.match(rest)
-        return len(re.findall(r"[a-z0-9]+", rest[label.end():] if label else rest)) <= 6
-    if _META_VALUE.match(n) or _META_PASSIVE.match(n):
-        return True
-    m = _LABEL.match(n)
-    if not m or "[" not in n[m.end():]:  # blanks in the value ('[ ] Fix: ?' is an unticked box, not a blank)
-        return False
-    outside = re.sub(r"\[[^\]]*\]", " ", n[m.end():])
-    return len(re.findall(r"[a-z0-9]+", outside)) <= 3  # the value is its bracketed blanks, a word or two around
-
-
-def cites_away(text: str) -> bool:
-    """Does the answer hand every element to a document: three ticket, runbook or change ids or more ('RCA-7731',
-    'SOP-12', 'CHG-5521') in half its sentences or more? A reference is where a claim would be, not one."""
-    ids = _TICKET.findall(text)
-    lines = [s for s in re.split(r"(?<=[.!?])\s+|\n+", text) if s.strip()]
-    cited = sum(bool(_TICKET.search(s)) for s in lines)
-    return len(set(ids)) >= 3 and cited >= 0.5 * len(lines)
-
 
 def field_line(n: str) -> bool:
     """Does the line assign a rubric field with '='?"""
@@ -392,7 +311,8 @@ def restates(clause: str, known: frozenset[str], own: bool = False) -> bool:
     """Is the clause only known words (the prompt's, or the effect's own with ``own``), the generic words of a change
     or a reading aside?"""
     generic = _GENERIC | _READING_WORDS if own else _GENERIC
-    w = [x for x in words(_split(clause)) if x not in generic and x not in STOP and x not in _CARRIERS]
+    w = [re.sub(r"'s?$", "", x.strip(".")) for x in words(_split(clause))]  # 'tenant's' is 'tenant'
+    w = [x for x in w if x and x not in generic and x not in STOP and x not in _CARRIERS]
     w = [x.split("-", 1)[1] if x[0].isdigit() and "-" in x else x for x in w]  # '512-token' -> 'token'
     w = [x for x in w if x and not x[0].isdigit()]
     return bool(w) and len(w) <= 8 and all(_stem(x) in known or "-" in x and all(_stem(p) in known for p in
@@ -429,7 +349,8 @@ def content_stems(text: str) -> frozenset[str]:
 
 def change_words(prompt: str) -> frozenset[str]:
     """The stems of the words the drill's prompt uses: a cause made only of them restates the change."""
-    w = words(prompt.lower())
+    # a word's trailing punctuation and possessive go ("the batcher's window." names 'batcher' and 'window')
+    w = [x for x in (re.sub(r"'s?$", "", t.strip(".,:;!?\"")) for t in words(prompt.lower())) if x]
     # a figure's unit is the change's word too: '512-token budget' names 'token'
     return frozenset(_stem(x) for x in w + [p for x in w if x[0].isdigit() for p in x.split("-")[1:] if p])
 
@@ -470,7 +391,7 @@ def claims_something(n: str) -> bool:
     senior's arrow chain claims when a link has its verb: '>512 misses all buckets -> generic kernels -> ...')"""
     if degenerate(n) or _CONFIG_KEY.match(n) or _ASSIGNS.search(n):
         return False  # a pasted config's line ('fix: revert max_delay_s=2ms'): a setting, not a sentence
-    body = _LABEL.sub(" ", n, count=1)
+    body = LABEL_LINE.sub(" ", n, count=1)
     if re.search(r"\?\W*$", body):
         return False
     items = [i for i in re.split(r"[,;]", body) if i.strip()]
@@ -481,11 +402,11 @@ def claims_something(n: str) -> bool:
 
 
 _PARTICIPLE = re.compile(r"(?:ed|" + "|".join(w for w in _IRREGULAR if w.endswith(("n", "t", "d"))) + r")$")
-_LABEL = re.compile(r"^\W*[a-z][a-z0-9 _/&-]{0,30}:(?=\s)")
+LABEL_LINE = re.compile(r"^\W*[a-z][a-z0-9 _/&-]{0,30}:(?=\s)")
 _CONFIG_KEY = re.compile(r"^\W*[a-z][a-z0-9]*(?:[_.][a-z0-9]+)+\s?[:=]")  # 'root_cause: ...'
 _ASSIGNS = re.compile(r"(?<![a-z0-9])[a-z][a-z0-9]*(?:_[a-z0-9]+)+\s?=\s?[\w.'\"]")  # 'max_delay_s=2ms'
 
-_IDENTIFIER = re.compile(r"(?<![a-z0-9])[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![a-z0-9])")
+IDENTIFIER = re.compile(r"(?<![a-z0-9])[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![a-z0-9])")
 # a participle before a noun is an adjective: 'pinned plan', 'unfused mapping', 'hit rate'
 _ADJECTIVE = re.compile(r"\s(?!(?:" + "|".join(sorted(FUNCTION)) + r")(?![a-z]))[a-z][a-z_-]+")
 
@@ -521,16 +442,3 @@ def without_readings(n: str) -> str:
         b = end.start() if end else len(n)
         n = n[:a] + " " * (b - a) + n[b:]
     return n
-
-
-_YAML_KEY = re.compile(r"^[\s>*{-]*(?:[a-z][a-z0-9_.-]{0,40}\s?[:=](?:\s|$)|\[[a-z][a-z0-9_. -]{0,40}\]\s*$)")
-
-
-def config_dump(segs: list[str], norms: list[str]) -> bool:
-    """Is the answer a pasted config or report dump: seven lines in ten 'key: value' (keys in lower case as written,
-    identifiers among them or their values: 'root_cause: ...', 'fix: revert max_delay_s=2ms'), and no line outside
-    them a sentence that claims? It asserts nothing, whatever it holds."""
-    keyed = [n for s, n in zip(segs, norms, strict=True) if _YAML_KEY.match(s)]
-    prose = [n for s, n in zip(segs, norms, strict=True) if not _YAML_KEY.match(s) and claims_something(n)]
-    return len(norms) >= 4 and len(keyed) >= 0.7 * len(norms) and not prose and \
-        sum(bool(_IDENTIFIER.search(n)) for n in keyed) >= 2

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from workbench.errors import ConfigError
-from workbench.grading import claims
+from workbench.grading import claims, gaming
 from workbench.grading import detectors as det
 from workbench.grading.detectors import Element
 from workbench.grading.drills import Drill, siblings
@@ -151,8 +151,8 @@ def grade(drill: Drill, answer: str) -> Grade:
     norms = [norm(s) for s in segs]
     # (a line or two is judged line by line below: 'Who owns it? The ML compiler team.' is an answer)
     claimless = len(segs) >= 3 and (not any(claims.claims_something(n) for n in norms)
-                                    or claims.config_dump(segs, norms) or claims.self_graded(norms)
-                                    or claims.shotgun(answer) or claims.cites_away(answer))
+                                    or gaming.config_dump(segs, norms) or gaming.self_graded(norms)
+                                    or gaming.shotgun(answer) or gaming.cites_away(answer))
     if not segs or claimless:
         # each element's own hint and question, the first hint saying why nothing was found
         empty = ("the answer is empty" if not answer.strip() else "no sentence in the answer claims anything (terms, "

@@ -144,7 +144,9 @@ _VALIDATION = (r"(?:load[- ]test|canary|validat\w*|pass\w*|green|meets?|producti
                r"returns? to|(?:comes? |is )?back (?:at|near|to|under|below) [\w-]+|recover\w*)")
 GATE = re.compile(r"(?<![a-z])(?:(?:hold|held|block|gate|pause|freeze|delay)\w{0,3}(?![\w'])(?: [\w-]+){0,5}?|on hold|"
                   r"(?:don'?t|do not|doesn'?t|does not|won'?t|will not|wouldn'?t|would not|shouldn'?t|should not|"
-                  r"can'?t|cannot|mustn'?t|must not|not|never|no) (?:\w+ ){0,4}?" + _RELEASE + r"|"
+                  # (not a past event: 'nvlink did not come back after the driver update' is a mechanism)
+                  r"can'?t|cannot|mustn'?t|must not|(?<!did )(?<!had )(?<!has )(?<!was )not|never|no) "
+                  r"(?:\w+ ){0,4}?" + _RELEASE + r"|"
                   + _RELEASE + r"(?: [\w-]+){0,3}? only|only " + _RELEASE + r"|" + _RELEASE +
                   r" nothing|no[- ]go|go/no-go|not before|"
                   r"gated on|gate it on|"

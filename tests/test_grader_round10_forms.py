@@ -1,0 +1,59 @@
+"""Forms read in writers AZ and BA (scored once at b81308f in the seventeenth session, read in the eighteenth).
+
+Each answer below is written for this test (no writer's text); each failed on 6cba117:
+* a tautology whose change is named by a possessive in the prompt ('the dynamic batcher's window') still stated the
+  workload, because the prompt's words kept their "'s" and the answer's 'batcher' matched none of them;
+* a menu of causes told in prose ('It could be ..., in which case ... It could be ...') with no pick earned the
+  owner and rollback of its hypothetical branches;
+* 'NVLink did not come back after the driver update' (a past event, the mechanism) read as a release held back.
+"""
+
+from __future__ import annotations
+
+from workbench.grading import claims, gaming
+from workbench.grading.drills import load_drills
+from workbench.grading.grader import grade
+
+D = load_drills()
+
+
+def test_a_possessive_in_the_prompt_still_names_the_change():
+    change = claims.change_words("after raising the dynamic batcher's max_delay_s, on core 2.")
+    assert {"batcher", "core"} <= change and not any(w.endswith(("'", ".")) for w in change)
+
+
+def test_a_tautology_on_the_batcher_states_no_workload():
+    answer = ("Root cause: the p99 regression of the API stream is caused by the batcher change. The tail grew "
+              "because the new batcher configuration behaves differently. Decision: hold it and tell the owner.")
+    g = grade(D["batching-queueing-delay"], answer)
+    assert not g.elements["mechanism"].present and not g.elements["workload"].present and g.verdict == "weak"
+
+
+HEDGED = ("Several things fit. It could be the draft's acceptance falling, in which case the speculation team owns it "
+          "and we revert if TPOT regresses. It could be the KV cache filling, in which case the runtime team owns "
+          "it and we revert if TPOT regresses. It might also be the network, owned by infra, reverted on a "
+          "regression. Whichever it turns out to be, a same-seed rerun decides.")
+
+
+def test_a_prose_menu_of_causes_with_no_pick_claims_nothing():
+    assert gaming.shotgun(HEDGED)
+    g = grade(D["spec-decode-acceptance"], HEDGED)
+    assert g.verdict == "weak" and not any(e.present for e in g.elements.values())
+
+
+def test_hedges_that_end_in_a_pick_are_reasoning_not_a_menu():
+    picked = HEDGED.replace("Whichever it turns out to be, a same-seed rerun decides.",
+                            "My bet is the draft: the code tenant's acceptance fell after its traffic changed.")
+    assert not gaming.shotgun(picked)
+
+
+def test_a_link_that_did_not_come_back_is_a_mechanism_not_a_held_release():
+    answer = ("NVLink did not come back after the driver update, so NCCL fell back to PCIe and every all-reduce "
+              "now takes several times longer. Drain the node. The GPU fleet on-call owns it.")
+    assert not grade(D["tp-allreduce-slow-link"], answer).elements["rollback"].present
+
+
+def test_a_release_that_does_not_come_back_until_a_check_passes_is_still_a_gate():
+    answer = ("The node does not come back into the pool until all_reduce_perf matches a healthy node. The GPU "
+              "fleet on-call owns it.")
+    assert grade(D["tp-allreduce-slow-link"], answer).elements["rollback"].present

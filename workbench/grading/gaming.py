@@ -1,0 +1,118 @@
+"""Answers that address the grader, not the question: each check reads the whole answer.
+
+* ``self_graded``: the answer certifies itself ('This answer covers all required elements'), or its label lines are
+  verdicts on themselves ('Owner: assigned'), ticked boxes or a template's bracketed blanks;
+* ``cites_away``: every element handed to ticket, runbook or change ids;
+* ``shotgun``: a menu of causes, as a list or as a run of 'it could be ...' hedges, and no pick among them;
+* ``config_dump``: a pasted config or report of 'key: value' lines with no sentence that claims.
+
+A grader that counts vocabulary credits all of them; :func:`workbench.grading.grader.grade` gives each nothing and
+says why. Every check is a bounded pattern or a count: linear in the answer's length.
+"""
+
+from __future__ import annotations
+
+import re
+
+from workbench.grading.claims import IDENTIFIER, LABEL_LINE, claims_something
+
+# an answer that grades itself ('This answer covers all required elements'), or its label lines filled with verdicts
+# on themselves ('Mechanism: identified', 'Owner: assigned to the appropriate team')
+_SELF_GRADED = re.compile(r"(?<![a-z])(?:(?:this|my|the) (?:answer|response|write-?up|submission|reply) "
+                          r"(?:\w+ )?(?:covers|addresses|includes|hits|meets|satisfies|contains|ticks)|"
+                          r"all (?:(?:the|required|six|rubric|key) ){0,3}(?:elements|criteria|boxes) (?:are )?"
+                          r"(?:covered|addressed|present|met|ticked))(?![a-z])")
+# a ticked box before a line ('[x] Owner: accountable team assigned', '✅ Fix'), and a label whose value says the
+# element was supplied, not what it is ('Artifact: a concrete, same-seed artifact has been specified')
+_CHECKBOX = re.compile(r"^\W{0,3}(?:\[\s?[x\u2713\u2714]\s?\]|[\u2611\u2705\u2714\u2713])\s*")
+_LABEL_AT_START = r"^\W*[a-z][a-z /&-]{0,30}:"  # 'Owner:', 'root cause:' opening a line
+_META_PASSIVE = re.compile(_LABEL_AT_START + r".*(?:ha(?:s|ve) been|is|are) (?:specified|proposed|"
+                           r"assigned|determined|identified|defined|provided|established|covered|addressed|"
+                           r"in place)\W*(?:$|,| and)")
+# a ticket, runbook or change id as written ('RCA-7731', 'INFRA-2290', 'SOP-12', 'GPU-TP-04')
+_TICKET = re.compile(r"(?<![A-Za-z0-9-])[A-Z]{2,}(?:-[A-Z]{2,})*-\d+(?![A-Za-z0-9])")
+_META_VALUE = re.compile(_LABEL_AT_START + r"\s*(?:identified|provided|covered|addressed|assigned|done|yes|"
+                         r"included|present|handled|defined|named|stated|explained|given|specified|complete|"
+                         r"confirmed|clear)(?![a-z])")
+
+
+# a menu of causes set out as a list ('Could be several things, so covering them all:' then a bullet per cause), and
+# an answer that never picks one of them
+_MENU_OPENS = re.compile(r"(?<![a-z])(?:could be (?:several|many|a few|lots of|any number of) "
+                         r"(?:things|causes|reasons)|"
+                         r"(?:several|many|multiple|a few|various) (?:candidates|possibilities|options|suspects|"
+                         r"hypotheses)|any of which|covering (?:them|it) all|in no particular order)(?![a-z])")
+_LIST_ITEM = re.compile(r"^\s*(?:[-*\u2022]|\d{1,2}[.)])\s+\S")
+_PICKS = re.compile(r"(?<![a-z])(?:most likely|my (?:bet|money|pick|guess) is|i(?:'d| would) bet|i think it'?s|"
+                    r"(?:the )?(?:root )?cause is|it'?s (?:number |#)?\d|probably (?:number |#)?\d|top suspect|"
+                    r"leading (?:candidate|hypothesis)|i(?:'d| would) start with|the one that fits)(?![a-z])")
+
+
+# the same menu told in prose: 'It could be the draft's acceptance, in which case ... It could be the KV cache ...'
+_HEDGE = re.compile(r"(?<![a-z])(?:(?:it|this|that|the cause|the culprit) (?:could|might|may) "
+                    r"(?:also |equally |just as well )?be|(?:or )?(?:maybe|perhaps|possibly) it'?s)(?![a-z])")
+
+
+def shotgun(text: str) -> bool:
+    """Does the answer set out a menu of causes, a list of four or more or three 'it could be ...' hedges or more,
+    and never pick one?"""
+    if len(_HEDGE.findall(text.lower())) >= 3 and not _PICKS.search(text.lower()):
+        return True
+    lines = text.lower().splitlines()
+    for i, line in enumerate(lines):
+        if _MENU_OPENS.search(line):
+            items = 0
+            for rest in lines[i + 1:]:
+                if _LIST_ITEM.match(rest):
+                    items += 1
+                elif rest.strip():
+                    break
+            if items >= 4 and not _PICKS.search(text.lower()):
+                return True
+    return False
+
+
+def self_graded(norms: list[str]) -> bool:
+    """Does the answer certify itself: a sentence saying it covers the elements, or three label lines or more whose
+    value is a verdict on the line ('Fix: provided', 'Owner: a named team has been assigned'), a ticked box
+    ('[x] Artifact: same-seed report') or a template's bracketed blanks ('Root cause: [nvlink / pcie] related')?"""
+    verdicts = sum(_verdict_line(n) for n in norms)
+    return verdicts >= 3 or verdicts >= 2 and any(_SELF_GRADED.search(n) for n in norms)
+
+
+def _verdict_line(n: str) -> bool:
+    """A label line whose value grades the answer rather than the system, a ticked box, or a template filled in."""
+    box = _CHECKBOX.match(n)
+    if box:  # a ticked box with a short value grades its line ('[x] Fix: buckets'); a ticked claim is a claim
+        rest = n[box.end():]
+        label = LABEL_LINE.match(rest)
+        return len(re.findall(r"[a-z0-9]+", rest[label.end():] if label else rest)) <= 6
+    if _META_VALUE.match(n) or _META_PASSIVE.match(n):
+        return True
+    m = LABEL_LINE.match(n)
+    if not m or "[" not in n[m.end():]:  # blanks in the value ('[ ] Fix: ?' is an unticked box, not a blank)
+        return False
+    outside = re.sub(r"\[[^\]]*\]", " ", n[m.end():])
+    return len(re.findall(r"[a-z0-9]+", outside)) <= 3  # the value is its bracketed blanks, a word or two around
+
+
+def cites_away(text: str) -> bool:
+    """Does the answer hand every element to a document: three ticket, runbook or change ids or more ('RCA-7731',
+    'SOP-12', 'CHG-5521') in half its sentences or more? A reference is where a claim would be, not one."""
+    ids = _TICKET.findall(text)
+    lines = [s for s in re.split(r"(?<=[.!?])\s+|\n+", text) if s.strip()]
+    cited = sum(bool(_TICKET.search(s)) for s in lines)
+    return len(set(ids)) >= 3 and cited >= 0.5 * len(lines)
+
+
+_YAML_KEY = re.compile(r"^[\s>*{-]*(?:[a-z][a-z0-9_.-]{0,40}\s?[:=](?:\s|$)|\[[a-z][a-z0-9_. -]{0,40}\]\s*$)")
+
+
+def config_dump(segs: list[str], norms: list[str]) -> bool:
+    """Is the answer a pasted config or report dump: seven lines in ten 'key: value' (keys in lower case as written,
+    identifiers among them or their values: 'root_cause: ...', 'fix: revert max_delay_s=2ms'), and no line outside
+    them a sentence that claims? It asserts nothing, whatever it holds."""
+    keyed = [n for s, n in zip(segs, norms, strict=True) if _YAML_KEY.match(s)]
+    prose = [n for s, n in zip(segs, norms, strict=True) if not _YAML_KEY.match(s) and claims_something(n)]
+    return len(norms) >= 4 and len(keyed) >= 0.7 * len(norms) and not prose and \
+        sum(bool(IDENTIFIER.search(n)) for n in keyed) >= 2
