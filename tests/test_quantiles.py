@@ -1,11 +1,11 @@
-"""analysis/quantiles.percentiles equals np.percentile (its reference), bit for bit."""
+"""workbench.quantiles.percentiles equals np.percentile (its reference), bit for bit."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from workbench.analysis.metrics import PERCENTILES
-from workbench.analysis.quantiles import percentiles
+from workbench.quantiles import percentiles
 
 QS = [list(PERCENTILES.values()), [0.0, 100.0], [50.0], [12.5, 33.3, 66.6, 99.99], [100.0, 0.0, 95.0]]
 

@@ -24,7 +24,7 @@ import math
 
 import numpy as np
 
-from workbench.analysis.quantiles import percentiles
+from workbench.quantiles import percentiles
 from workbench.runtime.trace import OUTCOMES, Trace
 
 PERCENTILES = {"p50": 50.0, "p95": 95.0, "p99": 99.0, "p999": 99.9}

@@ -111,15 +111,16 @@ def numba_installed() -> bool:
     return importlib.util.find_spec("numba") is not None
 
 
-def available(path: str = "auto") -> bool:
-    """Whether the kernels can run by ``path`` (``auto``: by either)."""
+def available(path: str = "auto", entry: str | None = None) -> bool:
+    """Whether the kernels (only entry point ``entry``, when given) can run by ``path`` (``auto``: by either)."""
     if path not in PATHS:
         raise ValueError(f"kernel path must be one of {PATHS}, not {path!r}")
+    aot = (lambda: extension(entry) is not None) if entry is not None else built
     if path == "aot":
-        return built()
+        return aot()
     if path == "jit":
         return numba_installed()
-    return built() or numba_installed()
+    return aot() or numba_installed()
 
 
 def built() -> bool:

@@ -49,7 +49,7 @@ def simulate_tokens(run: ServingRun, loop: str = "auto") -> ServingTrace:
     if only and loop in ("compiled", "aot", "jit"):
         raise ValueError(f"the compiled loop does not implement {' or '.join(only)}: run this with "
                          "loop='python' (or 'auto', which picks it)")
-    if loop in ("compiled", "aot", "jit") or (loop == "auto" and aot.available() and not only):
+    if loop in ("compiled", "aot", "jit") or (loop == "auto" and aot.available(entry="run_tokens") and not only):
         from workbench.serving.compiled.driver import simulate_compiled
 
         return simulate_compiled(run, loop if loop in ("aot", "jit") else "auto")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from workbench.quantiles import percentiles
 from workbench.serving.trace import ServingTrace
 
 QUANTILES = (50, 95, 99)
@@ -25,7 +26,7 @@ def _pcts(x: np.ndarray) -> dict[str, float]:
     keys = [f"p{q}" for q in QUANTILES] + ["p999"]
     if not len(x):
         return dict.fromkeys(keys, float("nan")) | {"mean": float("nan")}
-    vals = np.percentile(x, (*QUANTILES, 99.9))
+    vals = percentiles(x.astype(np.float64), [*QUANTILES, 99.9], overwrite=True)  # np.percentile, bit for bit
     return {k: float(v) for k, v in zip(keys, vals, strict=True)} | {"mean": float(x.mean())}
 
 

@@ -78,7 +78,7 @@ def simulate_compiled(run: ServingRun, path: str = "auto") -> ServingTrace:
     offset = np.concatenate([[0], np.cumsum(req.output)]).astype(i8)
     q = np.zeros((K.N_Q, n), i8)
     rank = np.unique(req.priority, return_inverse=True)[1].ravel() if cfg.policy == "priority" else np.zeros(n, i8)
-    q[K.Q_KEY] = rank.astype(i8) * n + np.arange(n)  # integer order = the reference's (priority, i) / (i,) order
+    q[K.Q_KEY] = (rank.astype(i8) << K.KEY_SHIFT) | np.arange(n)  # integer order = the reference's (priority, i)
     q[K.Q_PROMPT], q[K.Q_OUT], q[K.Q_TARGET] = req.prompt, req.output, req.prompt
     q[K.Q_PHASE], q[K.Q_OFFSET] = K.WAITING, offset[:-1]
     g = np.full((K.N_G, n), np.nan)
@@ -98,8 +98,9 @@ def simulate_compiled(run: ServingRun, path: str = "auto") -> ServingTrace:
     if model.vocab:
         for seqs in range(min(cfg.max_num_seqs, n) + 1):  # an iteration holds at most this many sequences
             dense[K.D_HEAD, seqs] = cost.head_seconds(seqs)
-    # room for an iteration per output token (most emit many): zero pages, touched only as the kernel fills them
-    rows = np.zeros((max(1024, n * 4, int(offset[-1]) + n), 10), f8)
+    # room for an iteration per output token (most emit many): zero pages, touched only as the kernel fills them;
+    # a column per iteration (column-major rows), so that each of assemble's columns is one contiguous run
+    rows = np.zeros((10, max(1024, n * 4, int(offset[-1]) + n)), f8)
     queues = [np.zeros(n, i8) for _ in range(5)]  # running, waiting, swapped, snapshot, decodes
     pre = np.zeros((2, n), i8)
     args = [pi, pf, si, sf, q, g, token_s, *queues, pre, sizes, dense, cm, rows]
@@ -109,12 +110,12 @@ def simulate_compiled(run: ServingRun, path: str = "auto") -> ServingTrace:
         if status == K.DONE:
             break
         if status == K.NEED_ROOM:  # twice the room: the rows so far copied, the rest zero pages the kernel touches
-            grown = np.zeros((2 * len(rows), rows.shape[1]), f8)
-            grown[:len(rows)] = rows
+            grown = np.zeros((rows.shape[0], 2 * rows.shape[1]), f8)
+            grown[:, :rows.shape[1]] = rows
             rows = args[-1] = grown  # the same type: no new check
         else:
             raise RuntimeError("serving loop: nothing can run and nothing will arrive")
-    it = rows[:si[K.S_NROWS]]
+    it = rows[:, :si[K.S_NROWS]].T  # (iterations, 10), each column contiguous
     counts = [int(si[K.S_HIT]), int(si[K.S_PADDED]), int(si[K.S_FALLBACK]), int(si[K.S_RECOMPILED])]
     plan = bucket_summary(int(si[K.S_NSIZES]), counts, int(si[K.S_PAD_TOKENS]), len(it),
                           int(it[:, 2].sum() + it[:, 3].sum()))

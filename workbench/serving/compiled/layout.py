@@ -36,5 +36,8 @@ S_NXT, S_DONE, S_USED, S_NWAIT, S_NSWAP, S_NRUN, S_NROWS, S_PENDING, S_NDEC, S_N
 T_NOW, T_SWAP_BYTES, T_KEYS, T_PAUSE, N_SF = range(5)
 # per-sequence integer columns q[...]
 Q_KEY, Q_PROMPT, Q_OUT, Q_GEN, Q_CACHED, Q_TARGET, Q_PHASE, Q_HELD, Q_PREEMPT, Q_OFFSET, N_Q = range(11)
+# a queue key: the scheduling rank in the high bits, the request's index in the low 32 (key & KEY_INDEX): the same
+# order as (rank, i), and the index read back with a mask, not a division
+KEY_SHIFT, KEY_INDEX = 32, (1 << 32) - 1
 # per-sequence float columns g[...]
 G_ARRIVAL, G_ADMIT, G_FIRST, G_FINISH, N_G = range(5)

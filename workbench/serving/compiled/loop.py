@@ -18,9 +18,9 @@ from workbench.serving.compiled.layout import (  # the layout, by name
     DECODE,
     F_BLOCK_BYTES,
     G_ADMIT,
+    KEY_INDEX,
     P_BS,
     P_MODE,
-    P_N,
     P_SEQS,
     P_SWAP,
     P_TOKENS,
@@ -181,18 +181,18 @@ def _preempt(pi, pf, si, sf, q, run, wait, swap, v):
 @njit(cache=True, _nrt=False)
 def _decodes(pi, pf, si, sf, q, run, wait, swap, snap, dec):
     """Every running decode in scheduling order gets one token and a KV slot, preempting from the back."""
-    n, bs = pi[P_N], pi[P_BS]
+    bs = pi[P_BS]
     m = si[S_NRUN]
     for j in range(m):  # snap[:m] = run[:m], element by element: a slice copy may allocate (NRT)
         snap[j] = run[j]
     room, seats = si[S_BTOK], si[S_BSEQ]
     for j in range(m):
-        i = snap[j] % n
+        i = snap[j] & KEY_INDEX
         if q[Q_PHASE, i] != DECODE:
             continue
         if q[Q_CACHED, i] >= q[Q_HELD, i] * bs:
             while not _grow(pi, si, q, i, q[Q_CACHED, i] + 1):
-                victim = run[si[S_NRUN] - 1] % n
+                victim = run[si[S_NRUN] - 1] & KEY_INDEX
                 _preempt(pi, pf, si, sf, q, run, wait, swap, victim)
                 if victim == i:
                     break
@@ -211,9 +211,8 @@ def _decodes(pi, pf, si, sf, q, run, wait, swap, snap, dec):
 def _swap_ins(pi, pf, si, sf, q, run, swap, dec, pre, chunked):
     if si[S_PREEMPTED] > 0:
         return
-    n = pi[P_N]
     while si[S_NSWAP] > 0:
-        i = swap[0] % n
+        i = swap[0] & KEY_INDEX
         if si[S_BSEQ] < 1 or si[S_BTOK] < 1:
             return
         ready = q[Q_CACHED, i] >= q[Q_TARGET, i]
@@ -242,12 +241,12 @@ def _swap_ins(pi, pf, si, sf, q, run, swap, dec, pre, chunked):
 @njit(cache=True, _nrt=False)
 def _step(pi, pf, si, sf, q, g, run, wait, swap, snap, dec, pre):  # noqa: C901 - the three policies, as one kernel
     """One iteration's batch, as the configured policy builds it (the scheduler module's ``step``)."""
-    n, mode, seqs = pi[P_N], pi[P_MODE], pi[P_SEQS]
+    mode, seqs = pi[P_MODE], pi[P_SEQS]
     si[S_BTOK], si[S_BSEQ], si[S_NDEC], si[S_NPRE] = pi[P_TOKENS], seqs, 0, 0
     if mode == REQUEST:
         if si[S_NRUN] == 0:
             while si[S_NWAIT] > 0 and si[S_NRUN] < seqs:
-                i = wait[0] % n
+                i = wait[0] & KEY_INDEX
                 if not _can_admit(pi, si, q[Q_PROMPT, i] + q[Q_OUT, i]):
                     break
                 _pop(wait, si[S_NWAIT])
@@ -255,7 +254,7 @@ def _step(pi, pf, si, sf, q, g, run, wait, swap, snap, dec, pre):  # noqa: C901 
                 _start(pi, si, sf, q, g, run, i, q[Q_PROMPT, i] + q[Q_OUT, i])
         prefilling = False
         for j in range(si[S_NRUN]):
-            i = run[j] % n
+            i = run[j] & KEY_INDEX
             if q[Q_PHASE, i] != PREFILL:
                 continue
             prefilling = True
@@ -266,13 +265,13 @@ def _step(pi, pf, si, sf, q, g, run, wait, swap, snap, dec, pre):  # noqa: C901 
             si[S_NPRE] += 1
         if not prefilling:
             for j in range(si[S_NRUN]):
-                dec[j] = run[j] % n
+                dec[j] = run[j] & KEY_INDEX
             si[S_NDEC] = si[S_NRUN]
         return
     if mode == PREFILL_FIRST:
         if si[S_NSWAP] == 0:
             while si[S_NWAIT] > 0 and si[S_NRUN] < seqs:
-                i = wait[0] % n
+                i = wait[0] & KEY_INDEX
                 need = q[Q_TARGET, i]
                 if need > si[S_BTOK] or si[S_BSEQ] < 1 or not _can_admit(pi, si, need):
                     break
@@ -291,7 +290,7 @@ def _step(pi, pf, si, sf, q, g, run, wait, swap, snap, dec, pre):  # noqa: C901 
     _decodes(pi, pf, si, sf, q, run, wait, swap, snap, dec)  # chunked prefill: decodes first
     if si[S_NDEC] < si[S_NRUN]:
         for j in range(si[S_NRUN]):
-            i = run[j] % n
+            i = run[j] & KEY_INDEX
             if q[Q_PHASE, i] == PREFILL and si[S_BTOK] > 0:
                 k = min(q[Q_TARGET, i] - q[Q_CACHED, i], si[S_BTOK])
                 if _take(si, k):
@@ -300,7 +299,7 @@ def _step(pi, pf, si, sf, q, g, run, wait, swap, snap, dec, pre):  # noqa: C901 
     if si[S_NSWAP] > 0:
         _swap_ins(pi, pf, si, sf, q, run, swap, dec, pre, True)
     while si[S_NWAIT] > 0 and si[S_NRUN] < seqs and si[S_BTOK] > 0:
-        i = wait[0] % n
+        i = wait[0] & KEY_INDEX
         if si[S_BSEQ] < 1 or not _can_admit(pi, si, q[Q_TARGET, i]):
             break
         _pop(wait, si[S_NWAIT])

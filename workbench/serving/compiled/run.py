@@ -145,7 +145,7 @@ def run_tokens(pi, pf, si, sf, q, g, token_s, run, wait, swap, snap, dec, pre, s
                 s = _dense(pi, pf, cm, r, gen)
                 dense[gen, r] = s
             j = si[L.S_NROWS]
-            if j >= rows.shape[0]:
+            if j >= rows.shape[1]:
                 return L.NEED_ROOM
             t = sf[L.T_NOW]
             tokens, prefill, nd, npre = si[L.S_NDEC], 0, si[L.S_NDEC], si[L.S_NPRE]
@@ -166,9 +166,9 @@ def run_tokens(pi, pf, si, sf, q, g, token_s, run, wait, swap, snap, dec, pre, s
                 i = dec[x]
                 q[L.Q_CACHED, i] += 1
                 _emit(si, q, g, run, token_s, i, t_end)
-            rows[j, 0], rows[j, 1], rows[j, 2], rows[j, 3], rows[j, 4] = t, t_end, prefill, tokens, tokens + npre
-            rows[j, 5], rows[j, 6], rows[j, 7] = si[L.S_RUNNING], si[L.S_USED], si[L.S_PREEMPTED]
-            rows[j, 8], rows[j, 9] = swap_s, sf[L.T_PAUSE]
+            rows[0, j], rows[1, j], rows[2, j], rows[3, j], rows[4, j] = t, t_end, prefill, tokens, tokens + npre
+            rows[5, j], rows[6, j], rows[7, j] = si[L.S_RUNNING], si[L.S_USED], si[L.S_PREEMPTED]
+            rows[8, j], rows[9, j] = swap_s, sf[L.T_PAUSE]
             si[L.S_NROWS] = j + 1
             si[L.S_PENDING] = 0
             sf[L.T_NOW] = t_end
