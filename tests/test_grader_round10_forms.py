@@ -5,7 +5,9 @@ Each answer below is written for this test (no writer's text); each failed on 6c
   workload, because the prompt's words kept their "'s" and the answer's 'batcher' matched none of them;
 * a menu of causes told in prose ('It could be ..., in which case ... It could be ...') with no pick earned the
   owner and rollback of its hypothetical branches;
-* 'NVLink did not come back after the driver update' (a past event, the mechanism) read as a release held back.
+* 'NVLink did not come back after the driver update' (a past event, the mechanism) read as a release held back;
+* 'the chip vendor should own it' named an owner: someone outside the team that ships the change is accountable for
+  nothing here (every answer in the corpus that hands the problem to the vendor is labelled without an owner).
 """
 
 from __future__ import annotations
@@ -57,3 +59,15 @@ def test_a_release_that_does_not_come_back_until_a_check_passes_is_still_a_gate(
     answer = ("The node does not come back into the pool until all_reduce_perf matches a healthy node. The GPU "
               "fleet on-call owns it.")
     assert grade(D["tp-allreduce-slow-link"], answer).elements["rollback"].present
+
+
+def test_the_chips_vendor_is_no_owner_here():
+    answer = ("Four cores now share one HBM at production load, so each batch's memory traffic takes longer than the "
+              "cost model assumed. This is a hardware limit, so the chip vendor should own it and ship more bandwidth.")
+    assert not grade(D["cost-model-misses-contention"], answer).elements["owner"].present
+
+
+def test_a_team_that_owns_the_fix_and_calls_the_vendor_is_an_owner():
+    answer = ("Four cores now share one HBM at production load, so each batch's memory traffic takes longer than the "
+              "cost model assumed. The ML compiler team owns the cost model fix and will loop in the vendor.")
+    assert grade(D["cost-model-misses-contention"], answer).elements["owner"].present

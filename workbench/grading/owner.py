@@ -139,6 +139,19 @@ _UNDECIDED = re.compile(r"(?<![a-z])(?:(?:not sure|unsure|no idea|don'?t know|do
                         r"leave it to whoever|(?:would|will|'d|should) know (?:the|what|how|which|best))(?![a-z])")
 
 
+# the chip's vendor handed the problem ('the chip vendor should own it', 'an RMA with the vendor and let their support
+# engineers own it'): someone outside the team that ships the change, so no one accountable here
+_VENDOR_OWNS = re.compile(r"(?<![a-z])vendor(?:'s)?(?![a-z])[^.;]{0,60}?(?<![a-z])(?:own\w*|responsib\w*|"
+                          r"accountab\w*)(?![a-z])")
+_OWNS_BEFORE = re.compile(r"(?<![a-z])(?:own\w*|responsib\w*|accountab\w*)(?![a-z])")
+
+
+def _to_vendor(n: str) -> bool:
+    """Does the sentence hand the problem to the vendor (a team of ours that owns it first may call the vendor)?"""
+    vendor = _VENDOR_OWNS.search(n)
+    return bool(vendor) and not _OWNS_BEFORE.search(n, 0, vendor.start())
+
+
 def _owner_in(s: str, n: str) -> bool:
     n = _TLDR.sub(" ", _POSSESSIVE_OWN.sub(" ", n))  # 'its own' names no owner; 'tl;dr' is no tech lead
     n = _OUTSIDE.sub(lambda m: " " * len(m.group()), n)
@@ -201,7 +214,8 @@ _ASSIGNS = re.compile(r"(?<![a-z])(?:owns|owned|owning|own (?:it|this|that|the|b
 def owner(segs: list[str], norms: list[str], stuffed: bool) -> Element:
     """The first sentence that names an owner; the quote is the first that assigns one in so many words ('owns',
     'Owner:', 'accountable'), where one does."""
-    found = [(s, n) for s, n in zip(segs, norms, strict=True) if not (stuffed and bare_run(n)) and _owner_in(s, n)]
+    found = [(s, n) for s, n in zip(segs, norms, strict=True) if not (stuffed and bare_run(n)) and not _to_vendor(n)
+             and _owner_in(s, n)]
     if found:
         return Element(True, quote(next((s for s, n in found if _ASSIGNS.search(n)), found[0][0])), "")
     return Element(False, "", "name who is accountable: a team, role or person (e.g. the ML compiler team, the "

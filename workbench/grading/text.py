@@ -129,7 +129,8 @@ _DISMISS_BEFORE = re.compile(r"(?<![a-z])(?:mistaken for|mistake it for|rather t
                              # a reading that is someone else's ('which the gate reads as noise'), or one part of a
                              # breakdown ('the error decomposed into shape, noise and contention')
                              r"(?:reads?|treats?|treated|dismiss\w*|writ\w* off|wrote off|filed|labell?ed|"
-                             r"passe[sd] off) (?:it |them |this |that )?as|"
+                             r"passe[sd] off|shrug\w*(?: it| them| this| that)? off|brush\w*(?: it| them)? off|"
+                             r"wave[sd]?(?: it| them)? (?:off|away)) (?:it |them |this |that )?as|"
                              # ... or what someone else called it ('the 0.038 ms the dashboard called noise'); 'I called
                              # it noise' is the answer's own reading
                              r"(?<![a-z]i )(?<![a-z]we )called (?:it |them |this |that )?|"
