@@ -7,10 +7,16 @@ Each answer below is written for this test (no writer's text); each failed on 6c
   owner and rollback of its hypothetical branches;
 * 'NVLink did not come back after the driver update' (a past event, the mechanism) read as a release held back;
 * 'the chip vendor should own it' named an owner: someone outside the team that ships the change is accountable for
-  nothing here (every answer in the corpus that hands the problem to the vendor is labelled without an owner).
+  nothing here (every answer in the corpus that hands the problem to the vendor is labelled without an owner);
+* read in the tuned corpus's concept-built drills (the family whose fix agreement was lowest, .90): 'I'd confirm with
+  ... a healthy node' proposed a fix on 'node'; a labelled menu of remedies ('Options: a, b, c') proposed one; a
+  negation in the clause before a fix ('the draft doesn't know it, turn off speculation') declined it; 'turn
+  speculation off' (the phrasal verb split) proposed nothing.
 """
 
 from __future__ import annotations
+
+import pytest
 
 from workbench.grading import claims, gaming
 from workbench.grading.drills import load_drills
@@ -71,3 +77,38 @@ def test_a_team_that_owns_the_fix_and_calls_the_vendor_is_an_owner():
     answer = ("Four cores now share one HBM at production load, so each batch's memory traffic takes longer than the "
               "cost model assumed. The ML compiler team owns the cost model fix and will loop in the vendor.")
     assert grade(D["cost-model-misses-contention"], answer).elements["owner"].present
+
+
+def test_a_proof_proposed_with_a_healthy_node_is_no_fix():
+    answer = ("With the model split four ways every layer waits on two all-reduces, and they now take 67% of device "
+              "time, as if NVLink were down and NCCL went over PCIe. I'd confirm with nvidia-smi topo -m, NCCL's "
+              "debug log and an all_reduce_perf run compared with a healthy node.")
+    assert not grade(D["tp-allreduce-slow-link"], answer).elements["fix"].present
+
+
+def test_a_labelled_menu_of_remedies_proposes_none():
+    answer = ("The draft was trained on chat, so on the templating language most of its tokens are rejected and each "
+              "step pays for four draft passes to keep one token. Options after that: retrain the draft, shorten the "
+              "draft length, try a different draft model, tune batch sizes.")
+    g = grade(D["spec-decode-acceptance"], answer)
+    assert g.elements["mechanism"].present and not g.elements["fix"].present
+    picked = answer.replace("Options after that: retrain the draft, shorten the draft length, try a different draft "
+                            "model, tune batch sizes.", "I'd cut the draft length from 4 to 2 for the code tenant.")
+    assert grade(D["spec-decode-acceptance"], picked).elements["fix"].present
+
+
+@pytest.mark.parametrize("sentence", [
+    "The draft doesn't know the templating language, so turn off speculation for the code tenant.",
+    "For now just turn speculation off for the code tenant.",
+])
+def test_speculation_turned_off_for_the_tenant_is_a_fix(sentence):
+    # (a negation in the clause before does not reach this one; 'turn X off' is the phrasal 'turn off')
+    answer = ("The draft was trained on chat, so on the templating language most of its tokens are rejected and each "
+              "step pays for four draft passes to keep one token. " + sentence)
+    assert grade(D["spec-decode-acceptance"], answer).elements["fix"].present
+
+
+def test_a_negated_fix_in_its_own_clause_is_still_declined():
+    answer = ("The draft was trained on chat, so on the templating language most of its tokens are rejected and each "
+              "step pays for four draft passes to keep one token. I would not turn off speculation.")
+    assert not grade(D["spec-decode-acceptance"], answer).elements["fix"].present

@@ -258,12 +258,21 @@ def unbounded(body: str, drill: Drill) -> bool:
     return not has(body, alternatives)  # 'lower the fusion level to elementwise' names where it goes
 
 
+_PHRASAL = tuple(a + " " for a in ACTIONS if " " in a)  # 'turn off', 'roll back', 'go back'
+
+
+def _action_term(term: str) -> bool:
+    """Does the fix term open on an action ('add buckets', 'turn off speculation'), not name a thing?"""
+    t = term.strip().lower()
+    return t.split(" ")[0] in ACTIONS or t.startswith(_PHRASAL)
+
+
 def _masked(body: str, terms: tuple[str, ...]) -> str:
     """The body with the fix terms that are no action blanked, so no term lends another an action ('weighted fair
     queueing' holds no 'weight')."""
     chars = list(body)
     for t in terms:
-        if t.split(" ")[0] not in ACTIONS:
+        if not _action_term(t):
             for m in phrase(t).finditer(body):
                 end = re.compile(r"[a-z]*").match(body, m.end()).end()  # to the word's end ('queu' + 'eing')
                 chars[m.start():end] = " " * (end - m.start())
@@ -291,7 +300,7 @@ def _acted_on(body: str, masked: str, term: str, m: re.Match) -> bool:
     # a participle ('a reserved share')
     first = term.strip().lower().split(" ")[0]
     as_noun = re.match(re.escape(first) + r"(?![a-z])", body[at:]) and _DETERMINER.search(body, 0, at)
-    verb = first in ACTIONS and not as_noun
+    verb = _action_term(term) and not as_noun
     after = masked[m.end():at + 60]
     after = after[:_CONSEQUENCE.search(after + " ").start()]  # what follows 'so' is its effect, not an act on it
     lead = masked[max(0, at - 60):at]
@@ -307,10 +316,18 @@ def _acted_on(body: str, masked: str, term: str, m: re.Match) -> bool:
         NOT_A_FIX.search(before) or _TO_PROVE.search(body[at:at + 40]) or _ESCAPE_HATCH.search(before))
 
 
+# a labelled menu of remedies ('Options after that: retrain the draft, shorten it, try another draft, tune batch
+# sizes.', 'Possible fixes: roll back the driver, restart the fabric manager, add GPUs, ...'): three or more, none
+# picked, so none proposed
+_MENU_LABEL = re.compile(r"^\W*(?:[a-z]+ ){0,2}?(?:options|possible (?:fixes|remedies|actions|mitigations)|ideas|"
+                         r"things to try|candidates|alternatives|levers)(?: [a-z]+){0,2}?\s*:")
+
+
 def _proposes_none(n: str, drill: Drill) -> bool:
     """A computation ('load_ms = weights_gib * 1.074 / 64'), a definition or a general truth ('fusion is a well-known
-    optimisation'), another mechanism's remedy, or a guess at one ('not sure what the fix is, maybe aging')."""
-    return bool(_FORMULA.search(n) or TEXTBOOK.search(n) or _other_fix(n, drill) or _UNSURE.search(n))
+    optimisation'), another mechanism's remedy, a guess at one ('not sure what the fix is, maybe aging'), or a menu."""
+    menu = _MENU_LABEL.match(n) and len(re.findall(r",|(?<![a-z])or(?![a-z])", n[_MENU_LABEL.match(n).end():])) >= 2
+    return bool(_FORMULA.search(n) or TEXTBOOK.search(n) or _other_fix(n, drill) or _UNSURE.search(n) or menu)
 
 
 def fix_sentence(s: str, n: str, drill: Drill, words: frozenset[str], asked: bool = False) -> bool:

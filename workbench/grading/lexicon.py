@@ -49,7 +49,7 @@ ACTIONS = ("fix", "add", "lower", "raise", "switch", "move", "cap", "set", "use"
            "dispatch", "serve", "host", "send", "steer", "distribute", "isolate", "dedicate", "offload", "migrate",
            "relocate", "balance", "load-balance", "load balance", "scale out", "scale up", "rate-limit", "rate limit",
            "teach", "derive", "tries", "dial", "decrease", "tighten", "open", "spin up", "stand up", "provision",
-           "merge", "prepare", "drain", "cordon", "retrain", "fine-tune", "take", "restart")
+           "merge", "prepare", "drain", "cordon", "retrain", "fine-tune", "take", "restart", "turn")
 # a plan, posture or strategy for rolling back named, with nothing said of it, is no way back ('ship once it is
 # addressed, with a rollback plan in place')
 _NAMED_ONLY = (r"(?! (?:plan|posture|strategy|story|procedure|process)s? (?:in place|ready|aligned|defined|agreed|"
@@ -229,7 +229,10 @@ HELD = re.compile(r"(?<![a-z])(?:if|unless|until|till)(?![a-z])[^.\n]{0,120}?"
                   r"(?:is|stays|remains) on hold|(?:doesn'?t|does not|won'?t|will not|not) " + _RELEASE + r")")
 # a sentence that proposes evidence, not a change ('a same-seed run of A versus B would nail it', 'Proof: ...')
 PROOF = re.compile(r"(?:^\s*(?:proof|prove|check|artifact|artefact|evidence|to prove it)\s*:|(?<![a-z])(?:same[- ]seed|"
-                   r"replay\w*|side[- ]by[- ]side|versus|vs\.?|would (?:nail|show|prove|confirm)))(?![a-z])")
+                   r"replay\w*|side[- ]by[- ]side|versus|vs\.?|would (?:nail|show|prove|confirm)|"
+                   # 'I'd confirm with nvidia-smi topo -m, ...', 'we'd prove it by ...': the sentence proposes evidence
+                   r"(?:i'?d|we'?d|i would|we would|i'll|we'll|let's) (?:first )?(?:confirm|prove|verify|validate)"
+                   r"(?: (?:it|this|that))? (?:with|by|using|via)))(?![a-z])")
 # the evidence already shown, read back ('the run shows 48 loads'), not evidence proposed
 READS_SHOWN = re.compile(r"(?<![a-z])(?:the|this|that|our|in the)"
                          r"(?: whole| same| regressed| current| baseline| new| old)?(?: [\w-]+)?? "

@@ -109,11 +109,16 @@ def find(text: str, terms) -> list[int]:
 
 
 def negated(text: str, term: str) -> bool:
-    """Is the term's first occurrence preceded (within 40 characters) by a negation?"""
+    """Is the term's first occurrence preceded (within 40 characters, in its own clause) by a negation? ('the draft
+    doesn't know the language, turn off speculation' negates the first clause, not the second)"""
     m = phrase(term).search(text)
     if not m:
         return False
-    return bool(_NEG.search(text[max(0, m.start() - 40):m.start()]))
+    window = text[max(0, m.start() - 40):m.start()]
+    return bool(_NEG.search(window[max((b.end() for b in _CLAUSE_END.finditer(window)), default=0):]))
+
+
+_CLAUSE_END = re.compile(r"[,;:.!?](?=\s)|\s(?:but|so|then)\s")
 
 
 _DISMISS_BEFORE = re.compile(r"(?<![a-z])(?:mistaken for|mistake it for|rather than|instead of|rule[sd]? out|"
