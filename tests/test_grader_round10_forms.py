@@ -11,7 +11,9 @@ Each answer below is written for this test (no writer's text); each failed on 6c
 * read in the tuned corpus's concept-built drills (the family whose fix agreement was lowest, .90): 'I'd confirm with
   ... a healthy node' proposed a fix on 'node'; a labelled menu of remedies ('Options: a, b, c') proposed one; a
   negation in the clause before a fix ('the draft doesn't know it, turn off speculation') declined it; 'turn
-  speculation off' (the phrasal verb split) proposed nothing.
+  speculation off' (the phrasal verb split) proposed nothing; the change kept off on a failed check, said with a
+  modal ('should stay drained'), after the hold ('remains out if ...') or in the passive ('speculation is switched
+  off'), was no rollback.
 """
 
 from __future__ import annotations
@@ -112,3 +114,20 @@ def test_a_negated_fix_in_its_own_clause_is_still_declined():
     answer = ("The draft was trained on chat, so on the templating language most of its tokens are rejected and each "
               "step pays for four draft passes to keep one token. I would not turn off speculation.")
     assert not grade(D["spec-decode-acceptance"], answer).elements["fix"].present
+
+
+@pytest.mark.parametrize(("drill", "sentence"), [
+    ("tp-allreduce-slow-link", "If bus bandwidth is not near the NVLink figure after the restart, the node should stay "
+                               "drained."),
+    ("tp-allreduce-slow-link", "The node remains out if its measured bus bandwidth isn't back near NVLink levels."),
+    ("tp-allreduce-slow-link", "I'd keep it out of the pool until its link speed looks normal again."),
+    ("spec-decode-acceptance", "If the code tenant's TPOT p99 is still above the no-speculation run, speculation is "
+                               "switched off for the whole pool."),
+    ("spec-decode-acceptance", "If TPOT p99 stays above the speculation-off run, spec goes off for the whole pool."),
+])
+def test_the_change_kept_off_on_a_failed_check_is_a_rollback(drill, sentence):
+    assert grade(D[drill], sentence).elements["rollback"].present
+
+
+def test_a_node_that_stays_drained_with_no_condition_is_no_rollback():
+    assert not grade(D["tp-allreduce-slow-link"], "The node stays drained for now.").elements["rollback"].present

@@ -206,13 +206,16 @@ HELD = re.compile(r"(?<![a-z])(?:if|unless|until|till)(?![a-z])[^.\n]{0,120}?"
                   # the change kept out on a validation's failure: 'if bus bandwidth is not back, the node stays out of
                   # the pool', 'unless acceptance recovers, speculation stays off'
                   r"(?<![a-z])(?:if|unless|until)(?![a-z])[^.\n]{0,120}?(?:not|n't|fails?|below|above)[^.\n]{0,80}?"
-                  r"(?:(?:it|the node|the change|the plan|the flag|the feature|speculation|the release|the pool) "
-                  r"(?:stays|remains|is kept|keeps? being) |keep (?:it |the node |them )?)(?:out|off|drained|disabled|"
+                  r"(?:(?:it|the node|the change|the plan|the flag|the feature|speculation|spec|the release|the pool) "
+                  r"(?:(?:should|will|must|would) )?(?:stays?|remains?|is kept|keeps? being|is switched|is turned|"
+                  r"gets? switched|gets? turned|goes|go) |keep (?:it |the node |them )?)(?:out|off|drained|disabled|"
                   r"held|on hold|pinned|cordoned)|"
-                  # the hold said first: 'keep it out of rotation if the link bandwidth isn't back to normal'
-                  r"(?<![a-z])(?:keep|leave)\w* (?:it|the node|them|[\w-]+) (?:out|off|drained|disabled|cordoned)"
+                  # the hold said first: 'keep it out of rotation if the link bandwidth isn't back to normal', 'the
+                  # node remains out if bus bandwidth isn't back near NVLink levels'
+                  r"(?<![a-z])(?:(?:keep|leave)\w* (?:it|the node|them|[\w-]+)|(?:it|the node|speculation) "
+                  r"(?:stays|remains)) (?:out|off|drained|disabled|cordoned)"
                   r"(?: of [\w ]{1,20}?)? (?:if|unless|until)(?![a-z])[^.\n]{0,120}?"
-                  r"(?:not|n't|fails?|below|above|back)|"
+                  r"(?:not|n't|fails?|below|above|back|normal|healthy|recover\w*|pass\w*)|"
                   # 'the release waits for a load test ... showing no p95 regression'
                   r"(?<![a-z])(?:release|rollout|launch|ship\w*|deploy\w*|migration) waits (?:for|on) "
                   r"[^.\n]{0,100}?" + _VALIDATION + "|"
