@@ -13,7 +13,8 @@ Each answer below is written for this test (no writer's text); each failed on 6c
   negation in the clause before a fix ('the draft doesn't know it, turn off speculation') declined it; 'turn
   speculation off' (the phrasal verb split) proposed nothing; the change kept off on a failed check, said with a
   modal ('should stay drained'), after the hold ('remains out if ...') or in the passive ('speculation is switched
-  off'), was no rollback.
+  off'), was no rollback; an owner named by its organisation ('the serving runtime people own ...', 'serving
+  runtime would own the fix') or by its work ('the team that trains the draft model') was none.
 """
 
 from __future__ import annotations
@@ -131,3 +132,17 @@ def test_the_change_kept_off_on_a_failed_check_is_a_rollback(drill, sentence):
 
 def test_a_node_that_stays_drained_with_no_condition_is_no_rollback():
     assert not grade(D["tp-allreduce-slow-link"], "The node stays drained for now.").elements["rollback"].present
+
+
+@pytest.mark.parametrize("sentence", [
+    "The serving runtime people own the speculation settings.",
+    "Serving runtime would own the fix.",
+    "The team that trains the draft model should own the retraining.",
+])
+def test_an_owner_by_its_organisation_or_its_work_is_an_owner(sentence):
+    assert grade(D["spec-decode-acceptance"], sentence).elements["owner"].present
+
+
+@pytest.mark.parametrize("sentence", ["People own the settings.", "The team should own this."])
+def test_people_or_the_team_alone_own_nothing(sentence):
+    assert not grade(D["spec-decode-acceptance"], sentence).elements["owner"].present

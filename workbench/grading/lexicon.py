@@ -293,6 +293,7 @@ OWNER_CUE = re.compile(r"'s (?:call|job|decision|for(?= )|on(?= (?:the|our|my) )
 # a team named by what it runs: 'the team that runs the serving scheduler should make that change'
 OWNER_THAT = re.compile(r"(?<![a-z])(?:team|group|people|folks|engineers|crew|squad|org)s? (?:that|who) "
                         r"(?:runs?|owns?|operates?|maintains?|manages?|built|builds?|wrote|looks? after|"
+                        r"trains?|trained|ships?|serves?|develops?|developed|designs?|designed|"
                         r"is responsible for|are responsible for) (?:the |our |this )?[a-z]")
 # "serving runtime owns the batcher": a subject that owns something (checked: not a core, a bucket or a pronoun)
 OWNS = re.compile(r"([a-z][a-z-]+(?: [a-z][a-z-]+){0,2}) owns? (?!(?:the |its |their )?(?:p\d|tail|slowest|latency|"

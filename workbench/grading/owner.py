@@ -48,7 +48,7 @@ _THEIR_CALL = re.compile(r"(?<![a-z])([a-z][a-z/&-]+) (?:team|group|org|lead|on-
 
 # a subject that is to own it ('the compiler fusion owner should own it', 'hardware ops should own it')
 _SHOULD_OWN = re.compile(r"(?<!someone )(?<!somebody )(?<!anyone )(?<![a-z])([a-z][a-z-]+(?: [a-z][a-z-]+){0,2}) "
-                         r"(?:should|must|will|needs to|has to|have to|is to|are to|can) own"
+                         r"(?:should|must|will|would|needs to|has to|have to|is to|are to|can) own"
                          r"(?! (?:the )?(?:p\d|tail|slowest|latency|mean))(?![a-z])")
 _TOOLS = {"compiler", "runtime", "scheduler", "batcher", "autoscaler", "dispatcher", "ci", "pipeline", "system",
           "planner", "allocator", "process", "job", "alerting",
@@ -146,6 +146,9 @@ _VENDOR_OWNS = re.compile(r"(?<![a-z])vendor(?:'s)?(?![a-z])[^.;]{0,60}?(?<![a-z
 _OWNS_BEFORE = re.compile(r"(?<![a-z])(?:own\w*|responsib\w*|accountab\w*)(?![a-z])")
 
 
+_ORG_PEOPLE = re.compile(ORG + r" (?:people|folks|team|engineers)$")
+
+
 def _to_vendor(n: str) -> bool:
     """Does the sentence hand the problem to the vendor (a team of ours that owns it first may call the vendor)?"""
     vendor = _VENDOR_OWNS.search(n)
@@ -182,7 +185,8 @@ def _owner_in(s: str, n: str) -> bool:
         if subject[-1] in _TOOLS and (len(subject) == 1 or subject[-2] in ("the", "our", "a")) or \
                 _a_process(subject[-2:]):
             continue  # 'the compiler owns fusion decisions' names software, not who is accountable
-        if not set(subject) & NOT_SUBJECT and subject[-1] not in GENERIC:
+        # (a collective named by its organisation is a team: 'the serving runtime people own the settings')
+        if (not set(subject) & NOT_SUBJECT or _ORG_PEOPLE.search(" ".join(subject))) and subject[-1] not in GENERIC:
             return True
     for m in _SHOULD_OWN.finditer(n):
         subject = m.group(1).split()
