@@ -14,7 +14,9 @@ Each answer below is written for this test (no writer's text); each failed on 6c
   speculation off' (the phrasal verb split) proposed nothing; the change kept off on a failed check, said with a
   modal ('should stay drained'), after the hold ('remains out if ...') or in the passive ('speculation is switched
   off'), was no rollback; an owner named by its organisation ('the serving runtime people own ...', 'serving
-  runtime would own the fix') or by its work ('the team that trains the draft model') was none.
+  runtime would own the fix') or by its work ('the team that trains the draft model') was none; the starved class
+  served from 'the remainder' and a prompt that 'spans 5+ steps' until 'the last piece' were no steps of their
+  chains (concept lexicon).
 """
 
 from __future__ import annotations
@@ -146,3 +148,11 @@ def test_an_owner_by_its_organisation_or_its_work_is_an_owner(sentence):
 @pytest.mark.parametrize("sentence", ["People own the settings.", "The team should own this."])
 def test_people_or_the_team_alone_own_nothing(sentence):
     assert not grade(D["spec-decode-acceptance"], sentence).elements["owner"].present
+
+
+def test_a_prompt_spread_over_five_steps_is_the_chunking_step():
+    answer = ("With the 512 budget the running decodes get their token first and the prefill gets the remainder, so a "
+              "2,500-token document spans 5+ steps and its first token only comes after the last piece. TTFT p99 of "
+              "the docs tenant went from 20 to 27 ms.")
+    g = grade(D["chunked-prefill-ttft"], answer)
+    assert g.elements["mechanism"].present
