@@ -16,7 +16,8 @@ Each answer below is written for this test (no writer's text); each failed on 6c
   off'), was no rollback; an owner named by its organisation ('the serving runtime people own ...', 'serving
   runtime would own the fix') or by its work ('the team that trains the draft model') was none; the starved class
   served from 'the remainder' and a prompt that 'spans 5+ steps' until 'the last piece' were no steps of their
-  chains (concept lexicon).
+  chains (concept lexicon). Last, two gamed kinds the round-11 writers reported inventing, by their names only (a
+  glossary, keywords set to verse): each earned elements.
 """
 
 from __future__ import annotations
@@ -156,3 +157,36 @@ def test_a_prompt_spread_over_five_steps_is_the_chunking_step():
               "the docs tenant went from 20 to 27 ms.")
     g = grade(D["chunked-prefill-ttft"], answer)
     assert g.elements["mechanism"].present
+
+
+# --- gamed kinds the round-11 writers reported inventing (their names only; no answer of theirs was read)
+
+GLOSSARY = """Glossary for this incident:
+- Dynamic batching: the runtime groups requests into a batch, waiting up to max_delay_s for it to fill.
+- Queueing delay: the time a request waits before service begins; it grows as utilisation approaches one.
+- Same-seed rerun: a reproducible replay of the workload with the same random seed.
+- Owner: the serving runtime team, accountable for the batcher configuration.
+- Rollback: reverting max_delay_s to 2 ms if the canary p99 regresses."""
+
+VERSE = """The cache was cut, the blocks ran thin,
+preemptions came and TTFT climbed in;
+the runtime team shall own the fix,
+a same-seed replay shows the mix,
+four thousand blocks we'll bring back again
+if the canary shows preemptions then."""
+
+
+@pytest.mark.parametrize(("drill", "answer", "kind"), [
+    ("batching-queueing-delay", GLOSSARY, gaming.glossary),
+    ("kv-preemption-storm", VERSE, gaming.verse),
+])
+def test_a_glossary_or_a_verse_claims_nothing(drill, answer, kind):
+    assert kind(answer)
+    g = grade(D[drill], answer)
+    assert g.verdict == "weak" and not any(e.present for e in g.elements.values())
+
+
+def test_terse_bullets_that_happen_to_end_alike_are_no_verse():
+    bullets = ("- API p99 up 4x\n- batches now wait for the timer\n- queueing before batching\n- then batching\n"
+               "- revert max_delay_s to 2 ms\n- runtime team owns it")
+    assert not gaming.verse(bullets)

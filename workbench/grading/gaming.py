@@ -4,7 +4,8 @@
   verdicts on themselves ('Owner: assigned'), ticked boxes or a template's bracketed blanks;
 * ``cites_away``: every element handed to ticket, runbook or change ids;
 * ``shotgun``: a menu of causes, as a list or as a run of 'it could be ...' hedges, and no pick among them;
-* ``config_dump``: a pasted config or report of 'key: value' lines with no sentence that claims.
+* ``config_dump``: a pasted config or report of 'key: value' lines with no sentence that claims;
+* ``glossary``: the drill's words defined under a glossary's heading; ``verse``: the drill's words set to rhyme.
 
 A grader that counts vocabulary credits all of them; :func:`workbench.grading.grader.grade` gives each nothing and
 says why. Every check is a bounded pattern or a count: linear in the answer's length.
@@ -116,3 +117,45 @@ def config_dump(segs: list[str], norms: list[str]) -> bool:
     prose = [n for s, n in zip(segs, norms, strict=True) if not _YAML_KEY.match(s) and claims_something(n)]
     return len(norms) >= 4 and len(keyed) >= 0.7 * len(norms) and not prose and \
         sum(bool(IDENTIFIER.search(n)) for n in keyed) >= 2
+
+
+# a glossary: the answer set out as definitions under a heading ('Glossary for this incident:', 'Key terms:'), each
+# line 'Term: what the term means', the elements among them ('Owner: the serving runtime team, accountable for ...')
+_GLOSSARY_HEAD = re.compile(r"^\W*(?:a |my )?(?:glossary|definitions|key terms|terminology|vocabulary|terms used)"
+                            r"(?: [\w ]{0,30})?:?\s*$")
+_DEFINED = re.compile(r"^\W*[A-Za-z][\w /&()-]{0,40}(?::| -|\u2014|=)\s")
+
+
+def glossary(text: str) -> bool:
+    """Is the answer a glossary: a heading that names it one, then three 'term: meaning' lines or more, and those lines
+    most of what follows? Defining the words states nothing about this incident."""
+    lines = [x for x in text.splitlines() if x.strip()]
+    for i, line in enumerate(lines):
+        if _GLOSSARY_HEAD.match(line.lower()):
+            rest = lines[i + 1:]
+            defined = sum(bool(_DEFINED.match(x)) for x in rest)
+            return defined >= 3 and defined >= 0.7 * len(rest)
+    return False
+
+
+_LAST_WORD = re.compile(r"([a-z]+)\W*$")
+
+
+def verse(text: str) -> bool:
+    """Is the answer a rhyme: four short lines or more (nine words or fewer each), most of them ending without a full
+    stop, and two lines in three rhyming with one of the next two or the two before (their last three letters equal,
+    or two for words of four letters or fewer)? An answer set to rhyme recites the drill's words; it argues nothing."""
+    lines = [x.strip() for x in text.lower().splitlines() if x.strip()]
+    if len(lines) < 4 or any(len(x.split()) > 9 for x in lines) or sum(x.endswith(".") for x in lines) > len(lines) / 2:
+        return False
+    ends = [m.group(1) if (m := _LAST_WORD.search(x)) else "" for x in lines]
+
+    def rhyme(a: str, b: str) -> bool:
+        k = 2 if min(len(a), len(b)) <= 4 else 3
+        if a.endswith(("ing", "ion", "ed", "es", "ly")):  # a shared suffix is grammar, not rhyme: batching, queueing
+            k += 2
+        return a != b and len(a) >= k and len(b) >= k and a[-k:] == b[-k:]
+
+    rhymed = [any(rhyme(e, ends[j]) for j in (i - 2, i - 1, i + 1, i + 2) if 0 <= j < len(ends))
+              for i, e in enumerate(ends)]
+    return sum(rhymed) >= 2 * len(ends) / 3

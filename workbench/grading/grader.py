@@ -152,7 +152,8 @@ def grade(drill: Drill, answer: str) -> Grade:
     # (a line or two is judged line by line below: 'Who owns it? The ML compiler team.' is an answer)
     claimless = len(segs) >= 3 and (not any(claims.claims_something(n) for n in norms)
                                     or gaming.config_dump(segs, norms) or gaming.self_graded(norms)
-                                    or gaming.shotgun(answer) or gaming.cites_away(answer))
+                                    or gaming.shotgun(answer) or gaming.cites_away(answer)
+                                    or gaming.glossary(answer) or gaming.verse(answer))
     if not segs or claimless:
         # each element's own hint and question, the first hint saying why nothing was found
         empty = ("the answer is empty" if not answer.strip() else "no sentence in the answer claims anything (terms, "
