@@ -115,12 +115,10 @@ def available(path: str = "auto", entry: str | None = None) -> bool:
     """Whether the kernels (only entry point ``entry``, when given) can run by ``path`` (``auto``: by either)."""
     if path not in PATHS:
         raise ValueError(f"kernel path must be one of {PATHS}, not {path!r}")
-    aot = (lambda: extension(entry) is not None) if entry is not None else built
-    if path == "aot":
-        return aot()
     if path == "jit":
         return numba_installed()
-    return aot() or numba_installed()
+    ahead = built() if entry is None else extension(entry) is not None
+    return ahead if path == "aot" else ahead or numba_installed()
 
 
 def built() -> bool:

@@ -307,12 +307,16 @@ def _stem(w: str) -> str:
     return re.sub(r"(?:ing|ed|es|s)$", "", w) if len(w) > 4 else w
 
 
+def _bare(word: str) -> str:
+    """A word without its trailing full stop or possessive ("the batcher's" names 'batcher', "core." 'core')."""
+    return re.sub(r"'s?$", "", word.strip("."))
+
+
 def restates(clause: str, known: frozenset[str], own: bool = False) -> bool:
     """Is the clause only known words (the prompt's, or the effect's own with ``own``), the generic words of a change
     or a reading aside?"""
-    generic = _GENERIC | _READING_WORDS if own else _GENERIC
-    w = [re.sub(r"'s?$", "", x.strip(".")) for x in words(_split(clause))]  # 'tenant's' is 'tenant'
-    w = [x for x in w if x and x not in generic and x not in STOP and x not in _CARRIERS]
+    dropped = (_GENERIC | _READING_WORDS if own else _GENERIC) | STOP | _CARRIERS
+    w = [x for x in map(_bare, words(_split(clause))) if x and x not in dropped]
     w = [x.split("-", 1)[1] if x[0].isdigit() and "-" in x else x for x in w]  # '512-token' -> 'token'
     w = [x for x in w if x and not x[0].isdigit()]
     return bool(w) and len(w) <= 8 and all(_stem(x) in known or "-" in x and all(_stem(p) in known for p in
@@ -349,8 +353,7 @@ def content_stems(text: str) -> frozenset[str]:
 
 def change_words(prompt: str) -> frozenset[str]:
     """The stems of the words the drill's prompt uses: a cause made only of them restates the change."""
-    # a word's trailing punctuation and possessive go ("the batcher's window." names 'batcher' and 'window')
-    w = [x for x in (re.sub(r"'s?$", "", t.strip(".,:;!?\"")) for t in words(prompt.lower())) if x]
+    w = [x for x in map(_bare, words(prompt.lower())) if x]
     # a figure's unit is the change's word too: '512-token budget' names 'token'
     return frozenset(_stem(x) for x in w + [p for x in w if x[0].isdigit() for p in x.split("-")[1:] if p])
 

@@ -326,7 +326,7 @@ _MENU_LABEL = re.compile(r"^\W*(?:[a-z]+ ){0,2}?(?:options|possible (?:fixes|rem
 def _proposes_none(n: str, drill: Drill) -> bool:
     """A computation ('load_ms = weights_gib * 1.074 / 64'), a definition or a general truth ('fusion is a well-known
     optimisation'), another mechanism's remedy, a guess at one ('not sure what the fix is, maybe aging'), or a menu."""
-    menu = _MENU_LABEL.match(n) and len(re.findall(r",|(?<![a-z])or(?![a-z])", n[_MENU_LABEL.match(n).end():])) >= 2
+    menu = (label := _MENU_LABEL.match(n)) and len(re.findall(r",|(?<![a-z])or(?![a-z])", n[label.end():])) >= 2
     return bool(_FORMULA.search(n) or TEXTBOOK.search(n) or _other_fix(n, drill) or _UNSURE.search(n) or menu)
 
 

@@ -57,9 +57,12 @@ _HEDGE = re.compile(r"(?<![a-z])(?:(?:it|this|that|the cause|the culprit) (?:cou
 def shotgun(text: str) -> bool:
     """Does the answer set out a menu of causes, a list of four or more or three 'it could be ...' hedges or more,
     and never pick one?"""
-    if len(_HEDGE.findall(text.lower())) >= 3 and not _PICKS.search(text.lower()):
+    low = text.lower()
+    if _PICKS.search(low):
+        return False
+    if len(_HEDGE.findall(low)) >= 3:
         return True
-    lines = text.lower().splitlines()
+    lines = low.splitlines()
     for i, line in enumerate(lines):
         if _MENU_OPENS.search(line):
             items = 0
@@ -68,7 +71,7 @@ def shotgun(text: str) -> bool:
                     items += 1
                 elif rest.strip():
                     break
-            if items >= 4 and not _PICKS.search(text.lower()):
+            if items >= 4:
                 return True
     return False
 
@@ -149,13 +152,15 @@ def verse(text: str) -> bool:
     if len(lines) < 4 or any(len(x.split()) > 9 for x in lines) or sum(x.endswith(".") for x in lines) > len(lines) / 2:
         return False
     ends = [m.group(1) if (m := _LAST_WORD.search(x)) else "" for x in lines]
-
-    def rhyme(a: str, b: str) -> bool:
-        k = 2 if min(len(a), len(b)) <= 4 else 3
-        if a.endswith(("ing", "ion", "ed", "es", "ly")):  # a shared suffix is grammar, not rhyme: batching, queueing
-            k += 2
-        return a != b and len(a) >= k and len(b) >= k and a[-k:] == b[-k:]
-
-    rhymed = [any(rhyme(e, ends[j]) for j in (i - 2, i - 1, i + 1, i + 2) if 0 <= j < len(ends))
+    rhymed = [any(_rhyme(e, ends[j]) for j in (i - 2, i - 1, i + 1, i + 2) if 0 <= j < len(ends))
               for i, e in enumerate(ends)]
     return sum(rhymed) >= 2 * len(ends) / 3
+
+
+def _rhyme(a: str, b: str) -> bool:
+    """Do two different words end alike: three letters, two for short words, two more past a grammatical suffix (a
+    shared 'ing' or 'ed' is grammar, not rhyme: 'batching', 'queueing')?"""
+    k = 2 if min(len(a), len(b)) <= 4 else 3
+    if a.endswith(("ing", "ion", "ed", "es", "ly")):
+        k += 2
+    return a != b and len(a) >= k and len(b) >= k and a[-k:] == b[-k:]
