@@ -79,9 +79,13 @@ def test_the_chips_vendor_is_no_owner_here():
     assert not grade(D["cost-model-misses-contention"], answer).elements["owner"].present
 
 
-def test_a_team_that_owns_the_fix_and_calls_the_vendor_is_an_owner():
+@pytest.mark.parametrize("sentence", [
+    "The ML compiler team owns the cost model fix and will loop in the vendor.",
+    "The ML compiler team owns the cost model fix, and the vendor is responsible for the errata.",
+])
+def test_a_team_that_owns_the_fix_and_calls_the_vendor_is_an_owner(sentence):
     answer = ("Four cores now share one HBM at production load, so each batch's memory traffic takes longer than the "
-              "cost model assumed. The ML compiler team owns the cost model fix and will loop in the vendor.")
+              "cost model assumed. " + sentence)
     assert grade(D["cost-model-misses-contention"], answer).elements["owner"].present
 
 
