@@ -191,6 +191,6 @@ def test_a_glossary_or_a_verse_claims_nothing(drill, answer, kind):
 
 
 def test_terse_bullets_that_happen_to_end_alike_are_no_verse():
-    bullets = ("- API p99 up 4x\n- batches now wait for the timer\n- queueing before batching\n- then batching\n"
-               "- revert max_delay_s to 2 ms\n- runtime team owns it")
+    bullets = ("- API p99 up 4x\n- requests sit queueing\n- the window is for batching\n- more padding\n"
+               "- revert the delay setting\n- runtime team owns it")  # four '-ing' ends: grammar, not rhyme
     assert not gaming.verse(bullets)
