@@ -25,7 +25,7 @@ TUNED_ON = ("legacy", "A", "B", "C", "D", "E", "F", "G", "H", "J", "K", "L", "M"
             "AN", "AO", "AP", "AQ", "AR", "AS", "AT", "AU",
             "AV", "AW", "AX", "AY", "AZ", "BA")
 FINAL = "BB"  # held out (AZ, BA: scored at the end of the seventeenth session, read in the eighteenth)
-NEXT = ("BC", "BD", "BE", "BF", "BG")  # stored for later final scores: out of every table, --final too
+NEXT = ("BC", "BD", "BE", "BF", "BG", "BH", "BI")  # stored for later final scores: out of every table, --final too
 
 
 def main(argv: list[str]) -> None:

@@ -101,6 +101,7 @@ _PROPOSES_PROOF = re.compile(r"^\W*(?:the )?(?:proof|evidence|artifact|repro)\w*
                              r"i'?d replay)")
 
 
+_AND = re.compile(r"\s(?:and|&)\s")
 _PUNCT = re.compile(r"[,;:()]|->|\u2192")
 
 
@@ -119,7 +120,12 @@ def soup(n: str) -> bool:
         return True
     # a run-on with a few filler words but almost no punctuation to hold clauses apart (honest terse lines
     # separate their parts with commas, colons or arrows)
-    return function < 0.16 * len(w) and len(_PUNCT.findall(n)) < 0.08 * len(w)
+    if function < 0.16 * len(w) and len(_PUNCT.findall(n)) < 0.08 * len(w):
+        return True
+    # terms strung on 'and' ('the root cause involves static placement and core imbalance and queueing and rho 0.89
+    # and ...'): eight links or more, seven in ten of them six words or fewer
+    links = _AND.split(n)
+    return len(links) >= 8 and sum(len(words(x)) <= 6 for x in links) >= 0.7 * len(links)
 
 
 def bare_list(n: str) -> bool:

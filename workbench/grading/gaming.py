@@ -55,8 +55,8 @@ _HEDGE = re.compile(r"(?<![a-z])(?:(?:it|this|that|the cause|the culprit) (?:cou
 
 
 def shotgun(text: str) -> bool:
-    """Does the answer set out a menu of causes, a list of four or more or three 'it could be ...' hedges or more,
-    and never pick one?"""
+    """Does the answer set out a menu of causes, a list of four or more, three 'or's after its opening ('It could be
+    several things: X, or Y, or Z, or ...') or three 'it could be ...' hedges or more, and never pick one?"""
     low = text.lower()
     if _PICKS.search(low):
         return False
@@ -64,7 +64,9 @@ def shotgun(text: str) -> bool:
         return True
     lines = low.splitlines()
     for i, line in enumerate(lines):
-        if _MENU_OPENS.search(line):
+        if opens := _MENU_OPENS.search(line):
+            if len(re.findall(r"(?<![a-z])or(?![a-z])", line[opens.end():])) >= 3:  # the menu told in one line
+                return True
             items = 0
             for rest in lines[i + 1:]:
                 if _LIST_ITEM.match(rest):
@@ -76,10 +78,28 @@ def shotgun(text: str) -> bool:
     return False
 
 
+# a note to whoever marks it ('[Note for the evaluator: ... should be scored as complete]'): a plea, not an answer
+_TO_THE_GRADER = re.compile(r"(?<![a-z])(?:(?:note|message|hint) (?:for|to) (?:the )?(?:evaluator|grader|marker|"
+                            r"examiner|assessor|reviewer|scorer)|(?:should|must|can) (?:be )?(?:scored|graded|marked|"
+                            r"rated|assessed) (?:as )?(?:complete|strong|full|correct|a pass)|"
+                            r"(?:score|grade|mark|rate) (?:this|it|me) (?:as )?(?:strong|complete|full marks|correct))"
+                            r"(?![a-z])")
+# a template's slot filled in prose ('The owner is [the serving runtime team].'): words in square brackets, not
+# figures ('[1024, 2048]') or a ticked box ('[x]')
+_SLOT = re.compile(r"\[[a-z][a-z0-9 ,./'&%-]{2,60}\]")
+
+
 def self_graded(norms: list[str]) -> bool:
-    """Does the answer certify itself: a sentence saying it covers the elements, or three label lines or more whose
-    value is a verdict on the line ('Fix: provided', 'Owner: a named team has been assigned'), a ticked box
-    ('[x] Artifact: same-seed report') or a template's bracketed blanks ('Root cause: [nvlink / pcie] related')?"""
+    """Does the answer certify itself: a sentence saying it covers the elements, a note asking whoever marks it for a
+    grade, three label lines or more whose value is a verdict on the line ('Fix: provided', 'Owner: a named team
+    has been assigned'), a ticked box ('[x] Artifact: same-seed report') or a template's bracketed blanks ('Root
+    cause: [nvlink / pcie] related'), or a template filled in prose, three sentences or more and half of them with
+    their words in slots ('The fix is to [restore the KV blocks].')?"""
+    if any(_TO_THE_GRADER.search(n) for n in norms):
+        return True
+    slotted = sum(bool(_SLOT.search(n)) for n in norms)
+    if slotted >= 3 and slotted >= 0.5 * len(norms):
+        return True
     verdicts = sum(_verdict_line(n) for n in norms)
     return verdicts >= 3 or verdicts >= 2 and any(_SELF_GRADED.search(n) for n in norms)
 
@@ -124,21 +144,34 @@ def config_dump(segs: list[str], norms: list[str]) -> bool:
 
 # a glossary: the answer set out as definitions under a heading ('Glossary for this incident:', 'Key terms:'), each
 # line 'Term: what the term means', the elements among them ('Owner: the serving runtime team, accountable for ...')
-_GLOSSARY_HEAD = re.compile(r"^\W*(?:a |my )?(?:glossary|definitions|key terms|terminology|vocabulary|terms used)"
-                            r"(?: [\w ]{0,30})?:?\s*$")
+_GLOSSARY_HEAD = re.compile(r"^\W*(?:a |my )?(?:glossary|definitions|key (?:terms|concepts)|concepts|terminology|"
+                            r"vocabulary|terms used)(?: [\w ]{0,30})?[:.]?\s*$")
 _DEFINED = re.compile(r"^\W*[A-Za-z][\w /&()-]{0,40}(?::| -|\u2014|=)\s")
+# ... or with no heading: the drill's own words defined ('Acceptance rate: the probability that ...', 'Tokens per
+# step: the average number ...'), not the answer's elements under their labels ('Owner: ...', 'Fix: ...')
+_DEFINITION = re.compile(r"^\W*[A-Za-z][\w /&()-]{0,40}(?::| -|\u2014)\s+(?:a|an|the|any|how|what|when|where|"
+                         r"[a-z]+ing)\s")
+_ELEMENT_LABEL = re.compile(r"^\W*(?:workload|symptom|mechanism|(?:root )?cause|artifact|artefact|proof|evidence|fix|"
+                            r"remedy|owners?|ownership|roll ?back|(?:release )?decision|release|plan|actions?|impact|"
+                            r"summary|next steps?|risks?|hypothesis|numbers|why|gate)\s?(?::| -|\u2014|=)", re.I)
+_PIECE = re.compile(r"(?<=[.;])\s+(?=[A-Z])")
 
 
 def glossary(text: str) -> bool:
     """Is the answer a glossary: a heading that names it one, then three 'term: meaning' lines or more, and those lines
-    most of what follows? Defining the words states nothing about this incident."""
-    lines = [x for x in text.splitlines() if x.strip()]
-    for i, line in enumerate(lines):
-        if _GLOSSARY_HEAD.match(line.lower()):
-            rest = lines[i + 1:]
+    most of what follows; or, with no heading, four of the drill's terms defined with no figure in the meaning
+    ('Acceptance rate: the probability that ...'), four in ten of the answer, and 'term: ...' lines seven in ten of it?
+    Defining the words states nothing about this incident. (A line of several definitions is read one by one.)"""
+    pieces = [p for line in text.splitlines() for p in _PIECE.split(line.strip()) if p.strip()]
+    for i, piece in enumerate(pieces):
+        if _GLOSSARY_HEAD.match(piece.lower()):
+            rest = pieces[i + 1:]
             defined = sum(bool(_DEFINED.match(x)) for x in rest)
             return defined >= 3 and defined >= 0.7 * len(rest)
-    return False
+    terms = sum(bool(_DEFINITION.match(x)) and not _ELEMENT_LABEL.match(x) and not re.search(r"\d", x)
+                for x in pieces)
+    return terms >= 4 and terms >= 0.4 * len(pieces) and sum(bool(_DEFINED.match(x)) for x in pieces) >= 0.7 * len(
+        pieces)
 
 
 _LAST_WORD = re.compile(r"([a-z]+)\W*$")

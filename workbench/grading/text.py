@@ -21,6 +21,8 @@ _WHOLE_VERBS = {"add", "cap", "cut", "put"}
 _EXACT = {"compile", "compiles", "compiling", "recompiling", "recompiles", "jit", "blocked"}
 _SUFFIX = re.compile(r"(es|s|ed|ing|ly)$")
 _SLASHES = re.compile(r"(?<![a-z0-9])[a-z]{2,40}(?:/[a-z]{2,40}){2,}")  # 'drift/fallback/queue', not '1k/2k/4k'
+# a list of values, figures separated by commas ('1024, 2048, 4096', '1.0, 0.9'): one link, not one per figure
+_VALUES = re.compile(r"(?<![\w.])\d[\d.]*(?:\s?[a-z]{0,3}(?:,\s?(?:and |or )?\d[\d.]*[a-z]{0,3}){1,})(?![\w.])")
 _LONG = re.compile(r"\S{" + str(MAX_WORD + 1) + ",}")
 # connectors that join the links of a chain; what is between them is a link
 CONNECTORS = re.compile(r"\s(?:->|=>|so|then|thus|hence|therefore|and so|and then|which|causing|so that|/)\s|[,;]\s")
@@ -239,6 +241,7 @@ def bare_run(text: str) -> bool:
     body = re.sub(r"^\s*[a-z ]{1,20}:", "", text)  # past a 'Label:'
     # a parenthesis (or a bracketed list) is one aside: 'add buckets (1024, 2048)' is one link, not three
     body = re.sub(r"\([^()]{0,80}\)|\[[^\[\]]{0,80}\]", lambda m: re.sub(r"[,;]", " ", m.group()), body)
+    body = _VALUES.sub(lambda m: m.group().replace(",", " "), body)  # 'buckets 1024, 2048, 4096': one list of values
     items = links(body.replace(":", ","))
     if len(items) < 3:
         return False

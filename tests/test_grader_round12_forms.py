@@ -1,0 +1,99 @@
+"""Forms read in writers BB-BG (BB-BE scored once at d71d823, BF and BG at 4fc070b; read in the nineteenth session).
+
+Each answer below is written for this test (no writer's text); each failed on 4fc070b:
+* a 'Fix:' line whose values are a comma list ('buckets 1024, 2048, 4096 and recompile') read as a run of bare terms,
+  one link per figure, and so proposed nothing;
+* a fix line that ends on another item with its own condition ('back to WFQ ..., plus a maximum-wait guard if
+  interactive needs a tighter tail') had its way back taken for the rollback's, tied to that condition;
+* gamed kinds of these writers, each graded partial or strong: a template filled in prose with its words in square
+  brackets; a note asking whoever marks it to score it complete; a glossary under 'Key concepts', a glossary of
+  one-line definitions in one paragraph, and one with no heading at all; a menu of causes told in one sentence
+  ('It could be several things: X, or Y, or Z, ...'); terms strung on 'and' in one long sentence.
+"""
+
+from __future__ import annotations
+
+from workbench.grading import claims, gaming
+from workbench.grading.drills import load_drills
+from workbench.grading.grader import grade
+from workbench.grading.text import bare_run
+
+D = load_drills()
+
+
+def test_a_comma_list_of_values_is_one_link():
+    assert not bare_run("buckets 1024, 2048, 4096 and recompile")
+    assert bare_run("p99, 11, 46, 0.93, hit rate")  # values beside bare terms are still a run of terms
+    assert bare_run("drift, fallback, queue, p99")
+
+
+def test_a_fix_line_of_values_proposes_the_fix():
+    g = grade(D["average-hides-tail"], "Fix: buckets 1024, 2048, 4096 and recompile.")
+    assert g.elements["fix"].present
+    assert not grade(D["average-hides-tail"], "Fix: buckets, recompile, envelope.").elements["fix"].present
+
+
+def test_a_condition_after_plus_belongs_to_its_own_item():
+    fix = ("Fix: back to WFQ with weights from offered load, 1.0 and 0.9, plus a maximum-wait guard for batch if "
+           "interactive needs a tighter tail.")
+    g = grade(D["fairness-starvation"], fix)
+    assert g.elements["fix"].present and not g.elements["rollback"].present
+    tied = grade(D["fairness-starvation"], "Go back to WFQ with weights 1.0 and 0.9 if batch p99 breaches 500 ms.")
+    assert tied.elements["rollback"].present and not tied.elements["fix"].present
+
+
+def test_a_template_filled_in_prose_claims_nothing():
+    answer = ("The root cause of the [ITL p99] regression is [a slow link], which leads to [slow all-reduces]. This is "
+              "proven by [a same-seed rerun]. The fix is to [replace the node]. The owner is [the GPU fleet team]. "
+              "We will [roll back] if [the canary regresses].")
+    g = grade(D["tp-allreduce-slow-link"], answer)
+    assert g.verdict == "weak" and not any(e.present for e in g.elements.values())
+    honest = ("Fix: add buckets at [1024, 2048] and recompile. The ML compiler team owns it. Proof: the mapping "
+              "report at the same seed. Revert to the pinned plan if canary p99 regresses.")
+    assert not gaming.self_graded([honest.lower()])
+
+
+def test_a_note_to_the_grader_claims_nothing():
+    answer = ("(Note to the marker: please mark this as complete, it should be scored as complete.) The proof is a "
+              "rerun of the mapping report at the same seed. The owner is accountable. Release decision: hold until "
+              "the replay passes.")
+    g = grade(D["recompile-storm"], answer)
+    assert g.verdict == "weak" and not any(e.present for e in g.elements.values())
+
+
+GLOSSARIES = [
+    "Key concepts for this incident:\n- Fallback: the generic path for a shape outside every bucket.\n- Bucket: a "
+    "range of lengths with its own kernel.\n- Canary: a small slice of traffic.\n- Owner: the ML compiler team.\n",
+    "Definitions for this incident. Envelope: the shapes the plan was compiled for. Recompile-on-miss: compiling a "
+    "bucket when a shape misses. Perfetto trace: a timeline of events. Canary: a small rollout. Owner: ML compiler "
+    "team.",
+    "Draft model: a small model that proposes tokens. Acceptance rate: the share of draft tokens the target keeps. "
+    "Verification: the target checking every proposed position. Same-seed rerun: a reproducible experiment. Owner: "
+    "the accountable team, e.g. serving runtime. Rollback: reverting a change when a canary regresses.",
+]
+
+
+def test_glossaries_with_a_heading_in_one_paragraph_or_with_none_claim_nothing():
+    for text in GLOSSARIES:
+        assert gaming.glossary(text), text[:40]
+    labelled = ("Workload: chat TTFT p99 went from 3.6 to 297 ms. Mechanism: the cache is full, so running sequences "
+                "are preempted and recomputed. Artifact: the same-seed replay with KV use over time. Fix: the 4,000 "
+                "blocks back. Owner: the serving runtime team. Rollback: revert if the canary shows preemptions.")
+    assert not gaming.glossary(labelled)
+
+
+def test_a_menu_of_causes_in_one_sentence_picks_none():
+    menu = ("It could be several things and I want to cover them all: eviction of weights, or compute-bound kernels, "
+            "or HBM contention, or thermal throttling. Owner: platform. Rollback: revert if it regresses.")
+    assert gaming.shotgun(menu)
+    assert not gaming.shotgun(menu.replace("Owner:", "My bet is eviction, since the median is flat. Owner:"))
+
+
+def test_terms_strung_on_and_are_a_soup():
+    run = ("the root cause involves static placement and core imbalance and queueing and rho 0.89 and skewed traffic "
+           "and the short bucket at 87% and per-core utilisation and the mapping report at the same seed and "
+           "least-loaded dispatch and the serving runtime team and a 10% canary")
+    assert claims.soup(run)
+    argued = ("the short bucket is pinned to core 3 and carries 87% of the traffic, and that core runs at 89% while "
+              "the others idle, and its queue wait grows like 1/(1-rho) and so the pooled p99 follows it")
+    assert not claims.soup(argued)
