@@ -8,7 +8,13 @@ Each answer below is written for this test (no writer's text); each failed on 4f
 * gamed kinds of these writers, each graded partial or strong: a template filled in prose with its words in square
   brackets; a note asking whoever marks it to score it complete; a glossary under 'Key concepts', a glossary of
   one-line definitions in one paragraph, and one with no heading at all; a menu of causes told in one sentence
-  ('It could be several things: X, or Y, or Z, ...'); terms strung on 'and' in one long sentence.
+  ('It could be several things: X, or Y, or Z, ...'); terms strung on 'and' in one long sentence; couplets of
+  twelve words or fewer whose rhymes are half slant;
+* a wrong cause named as one part of a proof's breakdown ('the error split in shape, noise and contention') or in a
+  count ('two or more cores') rejected the whole mechanism; 'each GPU owns a slice of every layer' named an owner;
+  'the free budget goes to them' was a way back; the 'delay' of 'max_delay' held a release; a chain told as a
+  'first idea' and then taken back ('But actually I am not sure, it could also be ...') was claimed; one sentence
+  of terms in a soup's grammar earned five elements (it is read as the soup it is when it carries four or more).
 """
 
 from __future__ import annotations
@@ -97,3 +103,71 @@ def test_terms_strung_on_and_are_a_soup():
     argued = ("the short bucket is pinned to core 3 and carries 87% of the traffic, and that core runs at 89% while "
               "the others idle, and its queue wait grows like 1/(1-rho) and so the pooled p99 follows it")
     assert not claims.soup(argued)
+
+
+def test_couplets_with_slant_rhymes_are_verse():
+    poem = ("The batcher waits for thirty-two, the timer runs to twenty,\n"
+            "the API stream sits in the queue though cores have plenty;\n"
+            "the p99 climbs from eleven up to forty-six,\n"
+            "the mean looks calm, the gate is blind to all its tricks,\n"
+            "same seed, the knee report, the histogram of size,\n"
+            "the runtime team will own it, revert if it should rise,\n"
+            "the window back to two, the cap back down to eight,\n"
+            "canary, guard and rollback, and the release must bear the weight.")
+    assert gaming.verse(poem)
+    notes = ("- API p99 11 -> 46 ms, mean flat,\n- batch timer 20 ms, cap 32,\n- requests wait for the batch to "
+             "fill,\n- proof: knee report at the same seed,\n- owner: serving runtime,\n- revert to 2 ms / 8 if "
+             "canary p99 regresses")
+    assert not gaming.verse(notes)
+
+
+def test_a_wrong_cause_as_a_part_of_a_breakdown_or_a_count_is_not_put_forward():
+    from workbench.grading.text import asserted
+    assert not asserted("i'd rerun with the error split in shape, noise and contention parts", "noise")
+    assert not asserted("prove: same seed, error split shape/noise/contention", "noise")
+    assert not asserted("much of the time two or more cores are in their memory phases together", "more cores")
+    assert asserted("it is just noise between runs", "noise")
+    assert asserted("the fix is more cores for the pool", "more cores")
+
+
+def test_a_part_of_the_machine_owns_no_fix():
+    for line in ("In tensor parallel each GPU owns a slice of every layer.", "Each rank owns a shard of the weights."):
+        assert not grade(D["tp-allreduce-slow-link"], line).elements["owner"].present
+    assert grade(D["tp-allreduce-slow-link"], "The GPU fleet team owns the node.").elements["owner"].present
+
+
+def test_a_budget_that_goes_to_them_is_no_way_back():
+    given = ("When the surge comes, the interactive prompts go first, every step the free budget goes to them and the "
+             "documents wait for what is left.")
+    assert not grade(D["priority-budget-starvation"], given).elements["rollback"].present
+    assert grade(D["priority-budget-starvation"], "If docs p99 breaches its SLO, we go back to it.").elements[
+        "rollback"].present
+
+
+def test_the_delay_of_max_delay_holds_no_release():
+    timer = ("batch formation: max_delay 20 ms + large max_batch, arrivals can't fill the batch before the timer so "
+             "nearly everyone waits the whole window (wait p99 = 20 ms, the cap)")
+    assert not grade(D["batching-queueing-delay"], timer).elements["rollback"].present
+
+
+def test_a_first_idea_taken_back_is_not_claimed():
+    answer = ("First idea is that HBM is shared and four cores together want more bandwidth than it gives, so each "
+              "batch runs longer than the isolated prediction and the queue grows. But actually I am not sure, it "
+              "could also be thermal throttling. I would not decide before measuring.")
+    assert not grade(D["cost-model-misses-contention"], answer).elements["mechanism"].present
+    kept = answer.replace("First idea is that HBM", "HBM").split(" But actually")[0]
+    assert grade(D["cost-model-misses-contention"], kept).elements["mechanism"].present
+
+
+def test_one_telegraphic_sentence_that_carries_every_element_is_a_soup():
+    soup = ("We see dynamic batching max_delay 20 ms and max_batch 32 with rho 0.6 and wait p99 at the timer cap, "
+            "batch-size histogram full batches at the timer, and then the batching knee report same seed old vs new "
+            "config max_delay back 2 ms, serving runtime team batcher config on-call flag canary 10% revert if p99 "
+            "regresses, and the release decision is hold replay production traffic mix passes.")
+    g = grade(D["batching-queueing-delay"], soup)
+    assert g.verdict == "weak"
+    senior = ("The 20 ms timer makes every API request wait for a batch that never fills at this arrival rate, so the "
+              "wait alone is the new p99; I'd prove it with the batching-knee report at the same seed split into wait "
+              "and service, the serving runtime team should put max_delay back to 2 ms, and we revert to the old "
+              "config if the canary's p99 is worse than 11 ms.")
+    assert grade(D["batching-queueing-delay"], senior).verdict == "strong"

@@ -128,6 +128,15 @@ def soup(n: str) -> bool:
     return len(links) >= 8 and sum(len(words(x)) <= 6 for x in links) >= 0.7 * len(links)
 
 
+def telegraphic(n: str) -> bool:
+    """Forty words or more in a soup's grammar: fewer than 28 in 100 of them function words and at most one finite verb
+    for every fourteen ('we see static placement pinned buckets and core imbalance with rho 0.89 ... serving runtime
+    team dispatcher on-call flag canary 10% revert if p99 regresses'). Honest long sentences read so rarely; one that
+    also carries four elements or more is read as the soup it is (:func:`workbench.grading.grader.grade`)."""
+    w = [x for x in words(n) if not re.match(r"[\d.~]", x)]
+    return len(w) >= 40 and sum(x in FUNCTION for x in w) < 0.28 * len(w) and predicates(n) * 14 <= len(w)
+
+
 def bare_list(n: str) -> bool:
     """Four or more items, three in four of them a single word, none a clause: 'Decision: sweep, canary, owner,
     rollback.' (A proof described as a list, 'same-seed run, WFQ vs priority, per-stream breakdown', names things.)"""

@@ -180,14 +180,21 @@ _LAST_WORD = re.compile(r"([a-z]+)\W*$")
 def verse(text: str) -> bool:
     """Is the answer a rhyme: four short lines or more (nine words or fewer each), most of them ending without a full
     stop, and two lines in three rhyming with one of the next two or the two before (their last three letters equal,
-    or two for words of four letters or fewer)? An answer set to rhyme recites the drill's words; it argues nothing."""
+    or two for words of four letters or fewer); or six lines or more of twelve words or fewer, two in three of them
+    ending on a comma, a semicolon or nothing, half of them rhyming (couplets with a slant rhyme among them)? An
+    answer set to rhyme recites the drill's words; it argues nothing."""
     lines = [x.strip() for x in text.lower().splitlines() if x.strip()]
-    if len(lines) < 4 or any(len(x.split()) > 9 for x in lines) or sum(x.endswith(".") for x in lines) > len(lines) / 2:
+    stops = sum(x.endswith(".") for x in lines)
+    if len(lines) < 4 or stops > len(lines) / 2:
+        return False
+    short = all(len(x.split()) <= 9 for x in lines)
+    couplets = len(lines) >= 6 and all(len(x.split()) <= 12 for x in lines) and stops <= len(lines) / 3
+    if not (short or couplets):
         return False
     ends = [m.group(1) if (m := _LAST_WORD.search(x)) else "" for x in lines]
-    rhymed = [any(_rhyme(e, ends[j]) for j in (i - 2, i - 1, i + 1, i + 2) if 0 <= j < len(ends))
-              for i, e in enumerate(ends)]
-    return sum(rhymed) >= 2 * len(ends) / 3
+    rhymed = sum(any(_rhyme(e, ends[j]) for j in (i - 2, i - 1, i + 1, i + 2) if 0 <= j < len(ends))
+                 for i, e in enumerate(ends))
+    return (short and rhymed >= 2 * len(ends) / 3) or (couplets and rhymed >= len(ends) / 2)
 
 
 def _rhyme(a: str, b: str) -> bool:

@@ -31,6 +31,7 @@ one is. The labelled corpus in ``tests/grader_labels/`` uses the same definition
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -184,6 +185,11 @@ def grade(drill: Drill, answer: str) -> Grade:
             segs, norms = [s for s, t in zip(segs, terms, strict=True) if not t], [n for n, t in zip(
                 norms, terms, strict=True) if not t]
         elements = _elements(segs, norms, drill, stuffed, argued)
+        crammed = _crammed_soup(segs, norms, elements)
+        if crammed is not None:  # four elements or more from one sentence in a soup's grammar: read again without it
+            dropped.append((segs.pop(crammed), "soup"))
+            norms.pop(crammed)
+            elements = _elements(segs, norms, drill, stuffed, argued)
         # (an answer to another incident is answer-sized: past OTHER_MAX characters the check is left out, which keeps
         # grading linear and fast on the longest answers)
         other = None if elements["mechanism"].present or len(answer) > OTHER_MAX else _answers_another(drill, segs,
@@ -238,6 +244,14 @@ def _prompt_words(drill: Drill) -> frozenset[str]:
 _COMMON = claims.content_stems("you observe regression in p99 latency of the after was were to and explain root cause "
                               "release decision while for serving pool stream tenant traffic with from most "
                               "step token tokens")
+
+
+def _crammed_soup(segs: list[str], norms: list[str], elements: dict[str, Element]) -> int | None:
+    """The first sentence that is the quote of four elements or more and reads as a soup (:func:`claims.telegraphic`),
+    if any."""
+    quotes = Counter(e.evidence for e in elements.values() if e.present)
+    return next((i for i, (s, n) in enumerate(zip(segs, norms, strict=True))
+                 if quotes[quote(s)] >= 4 and claims.telegraphic(n)), None)
 
 
 def _told(elements: dict[str, Element], dropped: list[tuple[str, str]]) -> dict[str, Element]:

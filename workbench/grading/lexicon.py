@@ -68,7 +68,8 @@ WAY_BACK = re.compile(r"(?<![a-z])(?:roll(?:s|ed|ing)?[ -]?back" + _NAMED_ONLY +
                       r"(?:remov|kill|yank|scrap|retir|unship|deactivat)\w* (?:it|that|this|them|the (?:new )?"
                       r"(?:change|plan|config|canary|release|flag|setting|feature|rollout|build))(?![a-z])|"
                       r"deactivat\w*|take (?:it|that|this|them) out|ramp\w* (?:it |them |\w+ )?down|return\w* traffic|"
-                      r"(?:return|switch|go|move|flip|fall)\w* (?:back )?to (?:it|that|them)(?![a-z])|"
+                      # ('the budget goes to them' gives it away: go, move and fall need their 'back')
+                      r"(?:return|switch|flip)\w* (?:back )?to (?:it|that|them)(?![a-z])|"
                       r"(?:keep|restore|return to|pin|use|reinstate|re-enable|redeploy|switch to|flip to|move to|"
                       r"stay on|stay with|stick with|"
                       r"route to|send to)\w{0,3} (?:the |our )?(?:old|previous|prior|last|pinned|current|baseline|"
@@ -142,7 +143,7 @@ _VALIDATION = (r"(?:load[- ]test|canary|validat\w*|pass\w*|green|meets?|producti
                r"match\w*|pilot|stays?|stayed|holds?|percentile|agree\w*|"
                # a measurement restored: 'unless its bus bandwidth returns to nvlink levels', 'back at nvlink levels'
                r"returns? to|(?:comes? |is )?back (?:at|near|to|under|below) [\w-]+|recover\w*)")
-GATE = re.compile(r"(?<![a-z])(?:(?:hold|held|block|gate|pause|freeze|delay)\w{0,3}(?![\w'])(?: [\w-]+){0,5}?|on hold|"
+GATE = re.compile(r"(?<![a-z_])(?:(?:hold|held|block|gate|pause|freeze|delay)\w{0,3}(?![\w'])(?: [\w-]+){0,5}?|on hold|"
                   r"(?:don'?t|do not|doesn'?t|does not|won'?t|will not|wouldn'?t|would not|shouldn'?t|should not|"
                   # (not a past event: 'nvlink did not come back after the driver update' is a mechanism)
                   r"can'?t|cannot|mustn'?t|must not|(?<!did )(?<!had )(?<!has )(?<!was )not|never|no) "

@@ -61,6 +61,10 @@ _TOOLS = {"compiler", "runtime", "scheduler", "batcher", "autoscaler", "dispatch
 _PROCESSES = _TOOLS | {"setting", "settings", "flag", "config", "limit", "alert", "alerts", "review", "bot", "script",
                        "policy", "check", "checks", "gate", "test", "tests", "monitor", "monitoring", "automation",
                        "tooling", "workflow", "cronjob"}
+# a part of the machine that holds a share of the work ('each GPU owns a slice of every layer', 'rank 0 owns ...')
+_HARDWARE = {"gpu", "gpus", "rank", "ranks", "core", "cores", "device", "devices", "node", "nodes", "chip", "chips",
+             "card", "cards", "replica", "replicas", "shard", "shards", "worker", "workers", "sm", "sms", "tile",
+             "tiles"}
 _PERSONS = {"team", "teams", "lead", "owner", "owners", "on-call", "oncall", "engineer", "engineers", "manager", "sre",
             "sres", "squad", "group", "folks", "people", "me", "i"}
 
@@ -183,8 +187,8 @@ def _owner_in(s: str, n: str) -> bool:
     for m in OWNS.finditer(n):
         subject = m.group(1).split()
         if subject[-1] in _TOOLS and (len(subject) == 1 or subject[-2] in ("the", "our", "a")) or \
-                _a_process(subject[-2:]):
-            continue  # 'the compiler owns fusion decisions' names software, not who is accountable
+                _a_process(subject[-2:]) or subject[-1] in _HARDWARE:
+            continue  # 'the compiler owns fusion decisions' names software, 'each GPU owns a slice' a part of the chip
         # (a collective named by its organisation is a team: 'the serving runtime people own the settings')
         if (not set(subject) & NOT_SUBJECT or _ORG_PEOPLE.search(" ".join(subject))) and subject[-1] not in GENERIC:
             return True

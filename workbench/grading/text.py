@@ -171,6 +171,7 @@ _NONE_COUNTED = re.compile(r"(?<![\d.,])0\s?$")
 # a first guess the answer then turns from: 'at first I thought it was the front-end ... but then I looked at the cores'
 _FIRST_GUESS = re.compile(r"(?<![a-z])(?:(?:at first|first|initially|originally)[^.;]{0,12}(?:thought|thinking|"
                           r"suspected|assumed|guess\w*)|my first (?:guess|thought|instinct)|"
+                          r"(?:my |the )?first (?:idea|hunch|impression) (?:is|was)|"
                           r"i (?:first )?(?:thought|suspected|assumed)|"
                           r"i(?:'d| would) have (?:guessed|thought|said|assumed|blamed))(?![a-z])")
 # a term inside an analogy the answer then maps onto this case: 'a hash join spills to disk ... aggressive fusion is
@@ -207,10 +208,18 @@ def asserted(text: str, term: str) -> bool:
             continue
         if text[m.start() - 1:m.start()] in ("'", '"') and text[m.end():m.end() + 1] in ("'", '"'):
             continue  # in scare quotes ("chasing 'noise'"): named to be doubted, not put forward
+        if _PART_OF.search(before) or (m.group().startswith("more") and _OR_MORE.search(before)):
+            continue  # a part of a breakdown ('the error split in shape, noise and contention'), a count ('2 or more')
         if not (_NEG.search(before[-40:]) or _DISMISS_BEFORE.search(before) or _DISMISS_AFTER.search(after)
                 or _NONE_COUNTED.search(before)):
             return True
     return False
+
+
+# a term named as one part of a breakdown ('the error split in shape, noise and contention', 'split shape/noise/...')
+_PART_OF = re.compile(r"(?<![a-z])(?:split|broken down|breakdown|decomposed|decomposition|attributed|attribution)"
+                      r"(?: (?:in|into|by|between|across))?(?:[ ,/]+[\w-]+){0,3}[ ,/]+$")
+_OR_MORE = re.compile(r"(?<![a-z])(?:\d+|one|two|three|four|five|several) or $")  # 'two or more cores': a count
 
 
 # between a phrase's words, a preposition makes another phrase (phrase() itself bars 'than' and 'per')
