@@ -14,7 +14,10 @@ Each answer below is written for this test (no writer's text); each failed on 4f
   count ('two or more cores') rejected the whole mechanism; 'each GPU owns a slice of every layer' named an owner;
   'the free budget goes to them' was a way back; the 'delay' of 'max_delay' held a release; a chain told as a
   'first idea' and then taken back ('But actually I am not sure, it could also be ...') was claimed; one sentence
-  of terms in a soup's grammar earned five elements (it is read as the soup it is when it carries four or more).
+  of terms in a soup's grammar earned five elements (it is read as the soup it is when it carries four or more);
+* fixes missed: 'retrain it on the templating language' (the draft named by a pronoun); a guard whose own condition
+  ('stop speculating when acceptance is under 0.5') was tied to the way back of the next clause ('..., and if p99
+  is still high, switch speculation off'); 'return max_delay to 2 ms'.
 """
 
 from __future__ import annotations
@@ -171,3 +174,21 @@ def test_one_telegraphic_sentence_that_carries_every_element_is_a_soup():
               "and service, the serving runtime team should put max_delay back to 2 ms, and we revert to the old "
               "config if the canary's p99 is worse than 11 ms.")
     assert grade(D["batching-queueing-delay"], senior).verdict == "strong"
+
+
+def test_the_draft_retrained_by_pronoun():
+    spec = D["spec-decode-acceptance"]
+    assert grade(spec, "The draft model team should retrain it on the templating language.").elements["fix"].present
+
+
+def test_a_guard_keeps_its_own_condition():
+    spec = D["spec-decode-acceptance"]
+    guard = grade(spec, "Today I put a guard on the code tenant, stop speculating for a sequence when its acceptance "
+                        "is under 0.5, on canary, and if TPOT p99 on canary is still above the speculation-off run, we "
+                        "switch speculation off for the pool.")
+    assert guard.elements["fix"].present and guard.elements["rollback"].present
+
+
+def test_return_sets_a_value_back():
+    back = grade(D["batching-queueing-delay"], "I would return max_delay to 2 ms and max_batch to 16.")
+    assert back.elements["fix"].present

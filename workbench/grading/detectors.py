@@ -319,6 +319,9 @@ _METRIC_BACK = re.compile(r"(?<![a-z])(?:p\d{2}(?:\.\d)?|latency|tail|ttft|itl|t
                           r"(?:comes?|came|goes|went|gets?) back)(?![a-z])")
 
 
+_ANOTHER_IF = re.compile(r",? (?:and|but|or|then),? (?:if|when|whenever|once|unless|should)(?![a-z])")
+
+
 def _tied_way_backs(n: str) -> list[tuple[int, int]]:
     """Spans of the ways back tied to a condition ('revert to WFQ if batch p99 breaches', 'ship on a canary and
     revert if it is worse'), each with its condition: what counts as a rollback, and so never as the fix.
@@ -336,7 +339,10 @@ def _tied_way_backs(n: str) -> list[tuple[int, int]]:
         c, d = m.start(), m.end()
         over = [w for w in backs if w[0] < d and c < w[1]]  # a way back inside the condition's own words
         left = [w for w in backs if w[1] <= c and c - w[1] <= 160 and not _NEW_CLAUSE.search(n[w[1]:c])]
-        right = [w for w in backs if w[0] >= d and w[0] - d <= 160 and ";" not in n[d:w[0]]]  # not past a ';'
+        # not past a ';' nor past another condition's clause ('stop speculating when acceptance is under 0.5, and if
+        # p99 is still high, switch speculation off': the guard's own condition is not the way back's)
+        right = [w for w in backs if w[0] >= d and w[0] - d <= 160 and ";" not in n[d:w[0]]
+                 and not _ANOTHER_IF.search(n, d, w[0])]
         gaps = [(c - w[1], 0, w) for w in left[-1:]] + [(w[0] - d, 1, w) for w in right[:1]]
         for w in over[:1] or [min(gaps)[2] for _ in gaps[:1]]:
             spans.append((min(w[0], c), max(w[1], d)))

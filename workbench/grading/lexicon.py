@@ -39,8 +39,9 @@ QUALIFIERS = ("per-bucket", "per bucket", "by bucket", "per-stream", "per stream
               "per customer", "per user", "per class", "per-class", "per type", "per priority")
 ACTIONS = ("fix", "add", "lower", "raise", "switch", "move", "cap", "set", "use", "pin", "enable", "disable", "change",
            "increase", "reduce", "split", "re-place", "replace", "rebalance", "go back", "keep", "recompile", "rebuild",
-           "re-bucket", "rebucket", "extend", "widen", "turn off", "turn on", "flip", "revert", "roll back", "drop",
-           "limit", "bound", "shorten", "halve", "double", "give", "assign", "route", "place", "partition", "shard",
+           "re-bucket", "rebucket", "return", "extend", "widen", "turn off", "turn on", "flip", "revert", "roll back",
+           "drop", "limit", "bound", "shorten", "halve", "double", "give", "assign", "route", "place", "partition",
+           "shard",
            "prefetch", "preload", "warm", "precompile", "unfuse", "fuse", "calibrate", "retune", "tune", "make",
            "ship", "cut", "trim", "bump", "grow", "shrink", "allocate", "reserve", "evict", "schedule", "weight",
            "put", "run", "let", "stop", "go with", "move to", "return to", "restore", "quantise", "quantize", "try",
