@@ -25,7 +25,7 @@ from workbench.grading.evaluate import GOALS, evaluate, load_corpus
 from workbench.grading.grader import grade
 
 LABELS = Path(__file__).parent / "grader_labels"
-NEXT = ("BI",)  # stored for later final scores (grader_eval.py leaves them out too)
+NEXT = ("BI", "BJ", "BK")  # stored for later final scores (grader_eval.py leaves them out too)
 FINAL = "BH"  # held out in tests/benchmarks/grader_eval.py (BB-BG: scored in the eighteenth and nineteenth, then read)
 BELOW_GOAL: dict[str, float] = {}  # elements whose floor is below the goal, with the reason beside it (none now)
 

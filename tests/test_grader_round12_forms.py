@@ -17,7 +17,10 @@ Each answer below is written for this test (no writer's text); each failed on 4f
   of terms in a soup's grammar earned five elements (it is read as the soup it is when it carries four or more);
 * fixes missed: 'retrain it on the templating language' (the draft named by a pronoun); a guard whose own condition
   ('stop speculating when acceptance is under 0.5') was tied to the way back of the next clause ('..., and if p99
-  is still high, switch speculation off'); 'return max_delay to 2 ms'.
+  is still high, switch speculation off'); 'return max_delay to 2 ms'; read in the tuned corpus's token drills (the
+  family with the lowest fix agreement, .92): a sweep of chunked prefill's budget over named values, or one that
+  picks its point, is that drill's fix (its reference fix is a sweep: the ITL tail is not monotone in the budget),
+  and 'bump the budget to 2048 and rerun' proposes the fix, then its check.
 """
 
 from __future__ import annotations
@@ -192,3 +195,19 @@ def test_a_guard_keeps_its_own_condition():
 def test_return_sets_a_value_back():
     back = grade(D["batching-queueing-delay"], "I would return max_delay to 2 ms and max_batch to 16.")
     assert back.elements["fix"].present
+
+
+def test_a_budget_sweep_is_the_chunked_prefill_fix_and_only_there():
+    chunked = D["chunked-prefill-ttft"]
+    for line in ("Phase 2: budget sweep at 1024, 2048 and 4096 on the same seed.",
+                 "Try 1,024, 2,048 and 4,096 at the same seed and pick the knee."):
+        assert grade(chunked, line).elements["fix"].present, line
+    assert not grade(chunked, "Sweep it and see.").elements["fix"].present
+    proof = "I will do a sweep of max_delay (0.5, 1, 2, 5, 10, 20 ms) with the same seed and compare p99."
+    assert not grade(D["batching-queueing-delay"], proof).elements["fix"].present
+
+
+def test_a_change_then_its_rerun_is_a_fix():
+    assert grade(D["chunked-prefill-ttft"], "id bump the budget to 2048 and rerun.").elements["fix"].present
+    proof = "To show it I would run the same seed on 64 and 32 GiB and compare loads and evictions."
+    assert not grade(D["memory-residency-eviction"], proof).elements["fix"].present

@@ -25,7 +25,7 @@ TUNED_ON = ("legacy", "A", "B", "C", "D", "E", "F", "G", "H", "J", "K", "L", "M"
             "AN", "AO", "AP", "AQ", "AR", "AS", "AT", "AU",
             "AV", "AW", "AX", "AY", "AZ", "BA", "BB", "BC", "BD", "BE", "BF", "BG")
 FINAL = "BH"  # held out (BB-BE scored in the eighteenth session, BF and BG in the nineteenth; read in the nineteenth)
-NEXT = ("BI",)  # stored for later final scores: out of every table, --final too
+NEXT = ("BI", "BJ", "BK")  # stored for later final scores: out of every table, --final too
 
 
 def main(argv: list[str]) -> None:

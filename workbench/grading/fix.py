@@ -52,8 +52,10 @@ _ACTION = re.compile(r"(?<![a-z])(?:" + "|".join(_verb(a) for a in sorted(ACTION
 
 
 _ACTION_FIRST = frozenset(a.split(" ")[0] for a in ACTIONS)
-_TO_PROVE = re.compile(r"(?<![a-z])(?:to|and|then) (?:show|prove|confirm|measure|compare|replay|rerun|re-run|watch|"
-                       r"monitor)(?![a-z])")  # 'run 2048 to show ...' proposes a proof, not a fix
+# 'run 2048 to show ...', '... on 64 and 32 GiB and compare ...' propose a proof, not a fix ('bump the budget to 2048
+# and rerun' proposes the fix, then its check)
+_TO_PROVE = re.compile(r"(?<![a-z])(?:(?:to|then) (?:show|prove|confirm|measure|compare|replay|rerun|re-run|watch|"
+                       r"monitor)|and (?:show|prove|confirm|measure|compare|watch|monitor))(?![a-z])")
 
 
 def fix_words(drill: Drill) -> frozenset[str]:
@@ -167,6 +169,22 @@ _UNSURE = re.compile(r"(?<![a-z])(?:not (?:really |entirely |totally |quite )?su
 _FORMULA = re.compile(r"^\W*[\w.]+\s?=\s?[\w.()]+\s?[*/]\s?[\w.(]")  # a line that opens on the formula
 _NEXT_ACT = re.compile(r", (?:and )?(?:then )?(?=(?:have|get|ask|" + "|".join(sorted(_ACTION_FIRST)) + r")(?![a-z]))")
 _CLAUSE_BREAK = re.compile(r", and (?:then |also )?(?=[a-z])|; |, then ")
+# a sweep of the drill's setting over values it names, or one that picks its point: 'sweep the budget at 1024, 2048
+# and 4096', 'try 1,024, 2,048 and 4,096 at the same seed and pick the knee' (the values bound it)
+_SWEEP = re.compile(r"(?<![a-z])(?:sweep\w*|try)(?![a-z])")
+_PICK = re.compile(r"(?<![a-z])(?:pick|choose|select|settle on|take|keep|ship)\w* (?:the |a |its )?(?:[\w-]+ )?"
+                   r"(?:knee|best|point|value|setting|winner|one|budget)(?![a-z])")
+
+
+def _sweep(n: str, drill: Drill) -> bool:
+    """Does the sentence sweep the drill's setting of degree over values it names ('a budget sweep at 1024, 2048 and
+    4096'), or over values and pick the point ('try 1,024, 2,048 and 4,096 ... and pick the knee')? Only in a drill
+    whose fix is itself a sweep (its fix vocabulary names one: chunked prefill's budget, whose ITL tail is not
+    monotone in it); elsewhere a sweep is the proof ('sweep max_delay over 0.5 to 20 ms at the same seed')."""
+    knobs = drill.rubric.fix_knobs
+    if not knobs or not any("sweep" in t for t in drill.rubric.fix_terms) or not _SWEEP.search(n) or len(re.findall(r"(?<![\w.])\d[\d,.]*", n)) < 2:
+        return False
+    return bool(has(n, knobs) or _PICK.search(n))
 _SEMICOLON = re.compile(r"; ")
 
 
@@ -337,6 +355,8 @@ def fix_sentence(s: str, n: str, drill: Drill, words: frozenset[str], asked: boo
         # a decision may be the fix itself when it undoes the change ('decision: revert to WFQ; ...'); a rollback
         # line never is
         return bool(_DECISION_LABEL.match(n)) and reverts(without_rollbacks(n), drill.rubric.revert_terms)
+    if _sweep(n, drill):
+        return True
     proof = PROOF.search(_without_gates(n))
     if proof and not _FIX_NOUN.search(n):
         # it proposes evidence ('I'd get a same-seed run of ...') and names no fix, unless a clause before the proof's
