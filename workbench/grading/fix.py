@@ -182,7 +182,9 @@ def _sweep(n: str, drill: Drill) -> bool:
     whose fix is itself a sweep (its fix vocabulary names one: chunked prefill's budget, whose ITL tail is not
     monotone in it); elsewhere a sweep is the proof ('sweep max_delay over 0.5 to 20 ms at the same seed')."""
     knobs = drill.rubric.fix_knobs
-    if not knobs or not any("sweep" in t for t in drill.rubric.fix_terms) or not _SWEEP.search(n) or len(re.findall(r"(?<![\w.])\d[\d,.]*", n)) < 2:
+    if not knobs or not any("sweep" in t for t in drill.rubric.fix_terms) or not _SWEEP.search(n):
+        return False
+    if len(re.findall(r"(?<![\w.])\d[\d,.]*", n)) < 2:
         return False
     return bool(has(n, knobs) or _PICK.search(n))
 _SEMICOLON = re.compile(r"; ")
