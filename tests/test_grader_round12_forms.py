@@ -20,7 +20,10 @@ Each answer below is written for this test (no writer's text); each failed on 4f
   is still high, switch speculation off'); 'return max_delay to 2 ms'; read in the tuned corpus's token drills (the
   family with the lowest fix agreement, .92): a sweep of chunked prefill's budget over named values, or one that
   picks its point, is that drill's fix (its reference fix is a sweep: the ITL tail is not monotone in the budget),
-  and 'bump the budget to 2048 and rerun' proposes the fix, then its check.
+  and 'bump the budget to 2048 and rerun' proposes the fix, then its check; owners: 'the concerned team' is no one in
+  particular, and 'the chat folks' are the stream's users; rollbacks in the concept-built drills: a node kept out of
+  its pool on a check ('node stays drained if ...', 'does not return to the pool until ...', '... before it rejoins
+  the pool'), and a way back 'on any preemption'.
 """
 
 from __future__ import annotations
@@ -211,3 +214,28 @@ def test_a_change_then_its_rerun_is_a_fix():
     assert grade(D["chunked-prefill-ttft"], "id bump the budget to 2048 and rerun.").elements["fix"].present
     proof = "To show it I would run the same seed on 64 and 32 GiB and compare loads and evictions."
     assert not grade(D["memory-residency-eviction"], proof).elements["fix"].present
+
+
+def test_the_concerned_team_and_the_chat_folks_own_nothing():
+    tp = D["tp-allreduce-slow-link"]
+    assert not grade(tp, "Release decision should be taken after proper analysis by the concerned team.").elements[
+        "owner"].present
+    users = "Requests linger, the batch swells, and the chat folks, who did nothing wrong, also get slower."
+    assert not grade(D["spec-decode-acceptance"], users).elements["owner"].present
+    assert grade(D["spec-decode-acceptance"], "The serving folks take it.").elements["owner"].present
+
+
+def test_a_node_kept_out_of_its_pool_on_a_check_is_a_rollback():
+    tp = D["tp-allreduce-slow-link"]
+    for line in ("Node stays drained if bus bandwidth isn't near NVLink numbers after the fix.",
+                 "The node does not return to the tensor-parallel pool until all_reduce_perf shows NVLink again.",
+                 "Node not back to TP pool until the all-reduce test at boot passes.",
+                 "Drain it, restart the fabric manager, and confirm with all_reduce_perf against a healthy node before "
+                 "it rejoins the pool."):
+        assert grade(tp, line).elements["rollback"].present, line
+    assert not grade(tp, "The node came back from maintenance with a new driver.").elements["rollback"].present
+
+
+def test_a_way_back_on_any_preemption_is_tied():
+    line = "Serving runtime owns the memory split; canary it and go back to 4,000 blocks on any preemption."
+    assert grade(D["kv-preemption-storm"], line).elements["rollback"].present

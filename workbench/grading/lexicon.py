@@ -93,7 +93,7 @@ _CMP = (r"(?:>=?|<=?|≥|≤|==|above|over|below|under|past|beyond|outside|highe
 _OBJECT = (r"(?:regress\w*|breach\w*|exceed\w*|spike\w*|degrad\w*|violat\w*|slos?|slas?|p\d{2}(?:\.\d)?|latency|"
            r"canary|errors?|error rate|alert\w*|threshold|baseline|hit rate|budget|guardrail|reloads?|evictions?|"
            r"compiles?|recompiles?|starv\w*|utili[sz]ation|throughput|accuracy|tail|slowest|percentile|"
-           r"bandwidth|busbw|acceptance|tpot|ttft|itl|"
+           r"bandwidth|busbw|acceptance|tpot|ttft|itl|preemptions?|"
            r"" + _CMP + r" (?:\w+ ){0,3}?(?:\d|the (?:old|previous|baseline|slo|target|current|existing)|slo|target|"
            r"before|baseline|it was|today))")
 # 'if i remember right' hedges a figure; it is no condition, nor is a complaint ('if users complain about latency':
@@ -231,7 +231,18 @@ HELD = re.compile(r"(?<![a-z])(?:if|unless|until|till)(?![a-z])[^.\n]{0,120}?"
                   + _VALIDATION + r"|"
                   # the validation said before: '... we need a replay showing p99 at baseline; until then it stays off'
                   r"(?<![a-z])until then,? (?:[\w-]+ ){0,4}?(?:stays? (?:held|off|gated|dark|out)|"
-                  r"(?:is|stays|remains) on hold|(?:doesn'?t|does not|won'?t|will not|not) " + _RELEASE + r")")
+                  r"(?:is|stays|remains) on hold|(?:doesn'?t|does not|won'?t|will not|not) " + _RELEASE + r")|"
+                  # a machine kept out of its pool on a check: 'node stays drained if bus bandwidth isn't near NVLink
+                  # numbers', 'the node does not return to the pool until all_reduce_perf shows NVLink again', '...
+                  # against a healthy node before it rejoins the pool'
+                  r"(?<![a-z])(?:the )?(?:node|host|gpu|machine|server|replica)s? (?:stays?|remains?|is kept) "
+                  r"(?:out|drained|cordoned|off)(?: (?:of|from) [\w -]{1,30}?)? "
+                  r"(?:if|unless|until|till|while)(?![a-z])|"
+                  r"(?<![a-z])(?:the )?(?:node|host|gpu|machine|server|replica|it)s? (?:(?:does|will|should|must|can)"
+                  r"(?: not|n't)|not|never) (?:return|rejoin|re-?enter|go back|come back|get back|back)\w*"
+                  r"(?: (?:in|into|to) [\w -]{1,40}?)? (?:until|unless|till|before)(?![a-z])|"
+                  r"(?<![a-z])before (?:it|the node|the host|the gpu|they) (?:rejoins?|returns? to|re-?enters?|"
+                  r"goes back|comes back|is back|is returned)(?![a-z])")
 # a sentence that proposes evidence, not a change ('a same-seed run of A versus B would nail it', 'Proof: ...')
 PROOF = re.compile(r"(?:^\s*(?:proof|prove|check|artifact|artefact|evidence|to prove it)\s*:|(?<![a-z])(?:same[- ]seed|"
                    r"replay\w*|side[- ]by[- ]side|versus|vs\.?|would (?:nail|show|prove|confirm)|"
@@ -253,7 +264,8 @@ GENERIC = {"the", "a", "an", "our", "some", "any", "whole", "this", "that", "my"
            "accountable", "one", "new", "right", "proper", "dedicated", "should", "must", "will", "can", "which",
            "who", "whoever", "and", "or", "to", "by", "of", "for", "with", "is", "be", "each", "another", "us", "we",
            "it", "them", "they", "team", "someone", "somebody", "both", "two", "owning", "own", "main", "core",
-           "big", "bigger", "large", "larger", "small", "smaller", "first", "next", "last", "no", "not", "without"}
+           "big", "bigger", "large", "larger", "small", "smaller", "first", "next", "last", "no", "not", "without",
+           "concerned", "respective", "affected", "corresponding"}
 # an organisation named without 'team' ('serving runtime', 'ML compiler', 'platform infra'): people, not software
 ORG = (r"(?:serving|inference|ml|model|kernel|capacity|performance|perf|platform)"
         r" (?:runtime|compiler|platform|quality|serving|kernels|infra|planning)")

@@ -61,6 +61,9 @@ _TOOLS = {"compiler", "runtime", "scheduler", "batcher", "autoscaler", "dispatch
 _PROCESSES = _TOOLS | {"setting", "settings", "flag", "config", "limit", "alert", "alerts", "review", "bot", "script",
                        "policy", "check", "checks", "gate", "test", "tests", "monitor", "monitoring", "automation",
                        "tooling", "workflow", "cronjob"}
+# a stream's users, named as its folks ('the chat folks'), not a team that owns anything
+_STREAMS = {"chat", "code", "docs", "doc", "document", "documents", "interactive", "api", "batch", "user", "users",
+            "customer", "customers", "tenant", "tenants"}
 # a part of the machine that holds a share of the work ('each GPU owns a slice of every layer', 'rank 0 owns ...')
 _HARDWARE = {"gpu", "gpus", "rank", "ranks", "core", "cores", "device", "devices", "node", "nodes", "chip", "chips",
              "card", "cards", "replica", "replicas", "shard", "shards", "worker", "workers", "sm", "sms", "tile",
@@ -177,7 +180,9 @@ def _owner_in(s: str, n: str) -> bool:
         words = [w for w in m.groups() if w]
         acts = re.match(r" (?:(?!is |was |has |does )[a-z]+s|have) ", n[m.end():]) or (  # the subject: 'the team adds'
             m.group().endswith(("folks", "lads", "crew", "engineers", "sres", "owners")) and _ACTS.match(n[m.end():]))
-        if (cue or acts) and words and words[-1] not in GENERIC and words[0] not in ("someone", "somebody"):
+        users = m.group().endswith(("folks", "lads", "crew", "mob")) and words and words[-1] in _STREAMS
+        if (cue or acts) and words and words[-1] not in GENERIC and words[0] not in ("someone", "somebody") \
+                and not users:  # 'the chat folks, who did nothing wrong, also get slower' are its users
             return True
     if OWNER_THAT.search(n) or any(m.group(1) not in GENERIC for m in _THEIR_CALL.finditer(n)) or \
             _WHOEVER_OWNS.search(n):  # an owner by role: 'whoever owns the batcher config in serving runtime'
