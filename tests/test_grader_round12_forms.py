@@ -23,7 +23,11 @@ Each answer below is written for this test (no writer's text); each failed on 4f
   and 'bump the budget to 2048 and rerun' proposes the fix, then its check; owners: 'the concerned team' is no one in
   particular, and 'the chat folks' are the stream's users; rollbacks in the concept-built drills: a node kept out of
   its pool on a check ('node stays drained if ...', 'does not return to the pool until ...', '... before it rejoins
-  the pool'), and a way back 'on any preemption'.
+  the pool'), and a way back 'on any preemption'; fluent wrong mechanisms in the token drills (the family whose
+  mechanism agreement was lowest, .958): the allocator blamed (fragmentation, scattered blocks, cudaFree churn) for
+  a cache that is simply too small, a scheduler's CPU overhead blamed for strict priority's reordering, and
+  chunked prefill blamed for filling the cache or recomputing earlier chunks (two shared concepts of such myths,
+  allocator_myths and overhead_myths, and five phrases of chunked prefill's own).
 """
 
 from __future__ import annotations
@@ -239,3 +243,22 @@ def test_a_node_kept_out_of_its_pool_on_a_check_is_a_rollback():
 def test_a_way_back_on_any_preemption_is_tied():
     line = "Serving runtime owns the memory split; canary it and go back to 4,000 blocks on any preemption."
     assert grade(D["kv-preemption-storm"], line).elements["rollback"].present
+
+
+def test_fluent_wrong_mechanisms_of_the_token_drills_are_rejected():
+    kv = ("With 320 blocks the KV cache sits at 100% and the allocator fragments: a running sequence cannot find "
+          "contiguous blocks, so the scheduler preempts it and it must redo its prefill while new prompts wait behind "
+          "it, and TTFT p99 climbs to 297 ms.")
+    assert not grade(D["kv-preemption-storm"], kv).elements["mechanism"].present
+    chunked = ("With a 512-token budget each decode takes its token first and a long prompt gets what is left, so it "
+               "is split over five iterations; those half-finished prompts stay resident in the KV cache, the cache "
+               "fills and the scheduler starts evicting them, so the document's first token comes later and TTFT p99 "
+               "rises.")
+    assert not grade(D["chunked-prefill-ttft"], chunked).elements["mechanism"].present
+    priority = ("Strict priority makes the scheduler re-sort the waiting queue every iteration, and with 800 requests "
+                "queued in the surge that sort adds CPU overhead, so the document prompts wait longer.")
+    assert not grade(D["priority-budget-starvation"], priority).elements["mechanism"].present
+    right = ("The cache went from 4,000 to 320 blocks, so it fills; each running decode that needs a block preempts "
+             "the newest sequence, which drops its KV and must redo its prefill, and new prompts wait behind them, "
+             "so TTFT p99 climbs to 297 ms.")
+    assert grade(D["kv-preemption-storm"], right).elements["mechanism"].present
