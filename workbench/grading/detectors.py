@@ -307,7 +307,7 @@ _BACK_VERBS = {"switch", "flip", "revert", "move", "put", "restore", "disable", 
 _NEW_CLAUSE = re.compile(r",? and (?:then )?(?:we|i|they|you) |; |(?:,|;) ?(?:and|but|then) ?$|"
                          r"(?<![a-z])(?:and|but|then), ?$|"  # '... (weights from load) and, if interactive needs ...'
                          r", (?:and )?(?:only )?re-?enabl\w* |"
-                       r",? plus (?:a |an |the |some )?|"  # another item of its own ('..., plus a guard if ...')
+                         r",? plus (?:a |an |the |some )?|"  # another item of its own ('..., plus a guard if ...')
                          # an action of its own after the way back ('..., adding a guard if interactive needs it')
                          r", (?:and )?(?:then )?(?:" + "|".join(a.rstrip("e") for a in ACTIONS if " " not in a
                                                                and a not in _BACK_VERBS) + r")\w* ")

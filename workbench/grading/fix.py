@@ -13,7 +13,7 @@ import re
 
 from workbench.grading.detectors import Element, tied_way_back, without_rollbacks
 from workbench.grading.drills import Drill
-from workbench.grading.fix_forms import CONFIG_CHANGE, LABEL_ALONE, base_forms, gerunds
+from workbench.grading.fix_forms import CONFIG_CHANGE, LABEL_ALONE, base_forms, gerunds, sweep
 from workbench.grading.lexicon import (
     ACTIONS,
     FIX_LABEL,
@@ -169,24 +169,6 @@ _UNSURE = re.compile(r"(?<![a-z])(?:not (?:really |entirely |totally |quite )?su
 _FORMULA = re.compile(r"^\W*[\w.]+\s?=\s?[\w.()]+\s?[*/]\s?[\w.(]")  # a line that opens on the formula
 _NEXT_ACT = re.compile(r", (?:and )?(?:then )?(?=(?:have|get|ask|" + "|".join(sorted(_ACTION_FIRST)) + r")(?![a-z]))")
 _CLAUSE_BREAK = re.compile(r", and (?:then |also )?(?=[a-z])|; |, then ")
-# a sweep of the drill's setting over values it names, or one that picks its point: 'sweep the budget at 1024, 2048
-# and 4096', 'try 1,024, 2,048 and 4,096 at the same seed and pick the knee' (the values bound it)
-_SWEEP = re.compile(r"(?<![a-z])(?:sweep\w*|try)(?![a-z])")
-_PICK = re.compile(r"(?<![a-z])(?:pick|choose|select|settle on|take|keep|ship)\w* (?:the |a |its )?(?:[\w-]+ )?"
-                   r"(?:knee|best|point|value|setting|winner|one|budget)(?![a-z])")
-
-
-def _sweep(n: str, drill: Drill) -> bool:
-    """Does the sentence sweep the drill's setting of degree over values it names ('a budget sweep at 1024, 2048 and
-    4096'), or over values and pick the point ('try 1,024, 2,048 and 4,096 ... and pick the knee')? Only in a drill
-    whose fix is itself a sweep (its fix vocabulary names one: chunked prefill's budget, whose ITL tail is not
-    monotone in it); elsewhere a sweep is the proof ('sweep max_delay over 0.5 to 20 ms at the same seed')."""
-    knobs = drill.rubric.fix_knobs
-    if not knobs or not any("sweep" in t for t in drill.rubric.fix_terms) or not _SWEEP.search(n):
-        return False
-    if len(re.findall(r"(?<![\w.])\d[\d,.]*", n)) < 2:
-        return False
-    return bool(has(n, knobs) or _PICK.search(n))
 _SEMICOLON = re.compile(r"; ")
 
 
@@ -357,7 +339,7 @@ def fix_sentence(s: str, n: str, drill: Drill, words: frozenset[str], asked: boo
         # a decision may be the fix itself when it undoes the change ('decision: revert to WFQ; ...'); a rollback
         # line never is
         return bool(_DECISION_LABEL.match(n)) and reverts(without_rollbacks(n), drill.rubric.revert_terms)
-    if _sweep(n, drill):
+    if sweep(n, drill):
         return True
     proof = PROOF.search(_without_gates(n))
     if proof and not _FIX_NOUN.search(n):

@@ -1,5 +1,5 @@
 """How a fix may be written besides a sentence that proposes it: a pasted config line, a label alone on its line
-with the change on the next, and a proposing -ing form of one of the drill's fix verbs.
+with the change on the next, a proposing -ing form of one of the drill's fix verbs, and a sweep over named values.
 
 Helpers of :mod:`workbench.grading.fix`, kept apart so that module stays one page of rules.
 """
@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from workbench.grading.drills import Drill
+from workbench.grading.text import has
 
 # where an -ing form proposes: after 'by', 'for', 'try', 'suggest' ... ('the fix is fusing the small steps', 'go for
 # tiling'), or as the sentence's subject with a modal ('precompiling buckets up to 4096 would remove it')
@@ -47,3 +48,23 @@ CONFIG_CHANGE = re.compile(r"^\s*(?:\+\s+[a-z_][\w.-]*\s?[:=]\s?\S.*|[a-z_][\w.-
 LABEL_ALONE = re.compile(r"(?<![a-z])(?:fix|fixes|change|changes|mitigation|remedy|solution|proposed fix|revert|"
                          r"proposed|proposal|proposed config|new config|target config)"
                          r"\s*:\s*$")
+
+
+# a sweep of the drill's setting over values it names, or one that picks its point: 'sweep the budget at 1024, 2048
+# and 4096', 'try 1,024, 2,048 and 4,096 at the same seed and pick the knee' (the values bound it)
+_SWEEP = re.compile(r"(?<![a-z])(?:sweep\w*|try)(?![a-z])")
+_PICK = re.compile(r"(?<![a-z])(?:pick|choose|select|settle on|take|keep|ship)\w* (?:the |a |its )?(?:[\w-]+ )?"
+                   r"(?:knee|best|point|value|setting|winner|one|budget)(?![a-z])")
+
+
+def sweep(n: str, drill: Drill) -> bool:
+    """Does the sentence sweep the drill's setting of degree over values it names ('a budget sweep at 1024, 2048 and
+    4096'), or over values and pick the point ('try 1,024, 2,048 and 4,096 ... and pick the knee')? Only in a drill
+    whose fix is itself a sweep (its fix vocabulary names one: chunked prefill's budget, whose ITL tail is not
+    monotone in it); elsewhere a sweep is the proof ('sweep max_delay over 0.5 to 20 ms at the same seed')."""
+    knobs = drill.rubric.fix_knobs
+    if not knobs or not any("sweep" in t for t in drill.rubric.fix_terms) or not _SWEEP.search(n):
+        return False
+    if len(re.findall(r"(?<![\w.])\d[\d,.]*", n)) < 2:
+        return False
+    return bool(has(n, knobs) or _PICK.search(n))

@@ -170,8 +170,8 @@ def glossary(text: str) -> bool:
             return defined >= 3 and defined >= 0.7 * len(rest)
     terms = sum(bool(_DEFINITION.match(x)) and not _ELEMENT_LABEL.match(x) and not re.search(r"\d", x)
                 for x in pieces)
-    return terms >= 4 and terms >= 0.4 * len(pieces) and sum(bool(_DEFINED.match(x)) for x in pieces) >= 0.7 * len(
-        pieces)
+    defined = sum(bool(_DEFINED.match(x)) for x in pieces)
+    return terms >= 4 and terms >= 0.4 * len(pieces) and defined >= 0.7 * len(pieces)
 
 
 _LAST_WORD = re.compile(r"([a-z]+)\W*$")
