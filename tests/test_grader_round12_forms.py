@@ -27,7 +27,9 @@ Each answer below is written for this test (no writer's text); each failed on 4f
   mechanism agreement was lowest, .958): the allocator blamed (fragmentation, scattered blocks, cudaFree churn) for
   a cache that is simply too small, a scheduler's CPU overhead blamed for strict priority's reordering, and
   chunked prefill blamed for filling the cache or recomputing earlier chunks (two shared concepts of such myths,
-  allocator_myths and overhead_myths, and five phrases of chunked prefill's own).
+  allocator_myths and overhead_myths, and five phrases of chunked prefill's own); the concept lexicon's plain
+  paraphrases of token-drill steps: a prompt 'fed in bit by bit across a good few steps', a surge of 'twice as
+  many' customers, waiting that 'did not disappear', a running sequence the server 'boots'.
 """
 
 from __future__ import annotations
@@ -262,3 +264,18 @@ def test_fluent_wrong_mechanisms_of_the_token_drills_are_rejected():
              "the newest sequence, which drops its KV and must redo its prefill, and new prompts wait behind them, "
              "so TTFT p99 climbs to 297 ms.")
     assert grade(D["kv-preemption-storm"], right).elements["mechanism"].present
+
+
+def test_plain_paraphrases_of_the_token_chains():
+    chunked = ("Every step the streaming decodes take their token first and the prompt only gets whatever is left over "
+               "of the 512, so a long document prompt is fed in bit by bit across a good few steps, and the user sees "
+               "nothing until the last bit is in: docs TTFT p99 went from 20 to 27 ms.")
+    assert grade(D["chunked-prefill-ttft"], chunked).elements["mechanism"].present
+    kitchen = ("For four seconds twice as many customers arrive, so a line forms. Now quick customers always go "
+               "first, and the big orders wait behind every quick one that keeps arriving, so their worst wait grows "
+               "from 0.9 to 1.3 s. The waiting did not disappear; the kitchen did not become bigger.")
+    assert grade(D["priority-budget-starvation"], kitchen).elements["mechanism"].present
+    lobby = ("The slots went from 4,000 to 320, so the server is full; when a running match needs a slot, the server "
+             "boots the newest match back into the queue and it has to reload from scratch, so new players wait and "
+             "TTFT p99 goes from 3.6 to 297 ms.")
+    assert grade(D["kv-preemption-storm"], lobby).elements["mechanism"].present
