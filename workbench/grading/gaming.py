@@ -26,7 +26,8 @@ _SELF_GRADED = re.compile(r"(?<![a-z])(?:(?:this|my|the) (?:answer|response|writ
 # a ticked box before a line ('[x] Owner: accountable team assigned', '✅ Fix'), and a label whose value says the
 # element was supplied, not what it is ('Artifact: a concrete, same-seed artifact has been specified')
 _CHECKBOX = re.compile(r"^\W{0,3}(?:\[\s?[x\u2713\u2714]\s?\]|[\u2611\u2705\u2714\u2713])\s*")
-_LABEL_AT_START = r"^\W*[a-z][a-z /&-]{0,30}:"  # 'Owner:', 'root cause:' opening a line
+# 'Owner:', 'root cause:', 'Workload \u2014 ' opening a line
+_LABEL_AT_START = r"^\W*[a-z][a-z /&-]{0,30}?(?::|\s[\u2014\u2013-]\s)"
 _META_PASSIVE = re.compile(_LABEL_AT_START + r".*(?:ha(?:s|ve) been|is|are) (?:specified|proposed|"
                            r"assigned|determined|identified|defined|provided|established|covered|addressed|"
                            r"in place)\W*(?:$|,| and)")
@@ -79,10 +80,12 @@ def shotgun(text: str) -> bool:
 
 
 # a note to whoever marks it ('[Note for the evaluator: ... should be scored as complete]'): a plea, not an answer
-_TO_THE_GRADER = re.compile(r"(?<![a-z])(?:(?:note|message|hint) (?:for|to) (?:the )?(?:evaluator|grader|marker|"
-                            r"examiner|assessor|reviewer|scorer)|(?:should|must|can) (?:be )?(?:scored|graded|marked|"
-                            r"rated|assessed) (?:as )?(?:complete|strong|full|correct|a pass)|"
-                            r"(?:score|grade|mark|rate) (?:this|it|me) (?:as )?(?:strong|complete|full marks|correct))"
+_TO_THE_GRADER = re.compile(r"(?<![a-z])(?:(?:note|message|hint) (?:for|to) (?:the |any )?(?:[a-z]+ )?(?:evaluator|"
+                            r"grader|marker|examiner|assessor|reviewer|scorer)|(?:should|must|can) (?:be )?(?:scored|"
+                            r"graded|marked|rated|assessed) (?:as )?(?:complete|strong|full|correct|a pass)|"
+                            r"(?:score|grade|mark|rate) (?:this|it|me) (?:as )?(?:strong|complete|full marks|correct)|"
+                            r"(?:please )?(?:score|grade|mark|rate) (?:this |it |me )?accordingly|"
+                            r"(?:against|per) the (?:evaluation|grading|marking|scoring) (?:criteria|rubric))"
                             r"(?![a-z])")
 # a template's slot filled in prose ('The owner is [the serving runtime team].'): words in square brackets, not
 # figures ('[1024, 2048]') or a ticked box ('[x]')
@@ -144,8 +147,8 @@ def config_dump(segs: list[str], norms: list[str]) -> bool:
 
 # a glossary: the answer set out as definitions under a heading ('Glossary for this incident:', 'Key terms:'), each
 # line 'Term: what the term means', the elements among them ('Owner: the serving runtime team, accountable for ...')
-_GLOSSARY_HEAD = re.compile(r"^\W*(?:a |my )?(?:glossary|definitions|key (?:terms|concepts)|concepts|terminology|"
-                            r"vocabulary|terms used)(?: [\w ]{0,30})?[:.]?\s*$")
+_GLOSSARY_HEAD = re.compile(r"^\W*(?:a |my |some )?(?:glossary|definitions|key (?:terms|concepts)|concepts|"
+                            r"terminology|vocabulary|terms used)(?: [\w ]{0,30})?[:.]?\s*$")
 _DEFINED = re.compile(r"^\W*[A-Za-z][\w /&()-]{0,40}(?::| -|\u2014|=)\s")
 # ... or with no heading: the drill's own words defined ('Acceptance rate: the probability that ...', 'Tokens per
 # step: the average number ...'), not the answer's elements under their labels ('Owner: ...', 'Fix: ...')

@@ -38,7 +38,12 @@ _OUTSIDE = re.compile(r"(?<![a-z])(?:the |our )?(?:chip |hardware |gpu |accelera
                       r"(?:'s|s'|s)?(?: [\w-]+){0,2}? (?:team|support|engineers?|folks|people|side)(?![a-z])|"
                       r"(?<![a-z])(?:team|support|engineers?|folks|people) (?:at|from|of) (?:the )?"
                       r"(?:chip |hardware |gpu )?(?:vendor|supplier|manufacturer|chip company|hardware company)"
-                      r"(?![a-z])")
+                      r"(?![a-z])|"
+                      # an outside project's people ('the vLLM maintainers should make preemption smarter')
+                      r"(?<![a-z])(?:the )?(?:vllm|sglang|tensorrt(?:-llm)?|trt-llm|pytorch|nccl|cuda|upstream|"
+                      r"open[- ]source)(?: [\w-]+)? (?:maintainers|developers|devs|community|contributors)(?![a-z])|"
+                      # a rotation with no team before it ('hand it to the on-call rotation'): a schedule, no one
+                      r"(?<![a-z])(?:the|an|our|a) on-?call rotation(?![a-z])")
 # a plural subject's plain verb ('the compiler folks add longer buckets')
 _ACTS = re.compile(r" (?:" + "|".join(a for a in ACTIONS if " " not in a) + r"|own|take|handle|do)(?![a-z])")
 # the decision is a team's ('the memory split is the serving runtime team's call')
@@ -135,9 +140,17 @@ _NAMED_DOES = re.compile(r"(?<![a-z])(?:own\w*|accountab\w*|driv\w*|sign\w*|lead
                          r"on the hook|ask\w*)")
 
 
+# a sentence's first word, capitalised as every first word is ('But at 5,500 req/s ...'), names no one
+_OPENERS = {"but", "and", "so", "then", "when", "if", "after", "before", "with", "at", "on", "in", "for", "now", "here",
+            "there", "this", "that", "also", "yet", "once", "while", "since", "because", "from", "under", "over",
+            "during", "today", "what", "which", "why", "how", "where", "each", "every", "all", "both", "our", "their",
+            "the", "my", "your", "they", "its", "until", "unless", "meanwhile", "otherwise", "still", "even", "just",
+            "who", "whoever", "someone", "somebody", "nobody", "everyone", "leadership", "management"}
+
+
 def _named(s: str) -> bool:
     """A person named (a capitalised name before 'owns', 'will', a comma ...), not a tool ('Triton owns batching')."""
-    return any(m.group().split()[0].strip("(,").lower() not in _TOOLS for m in NAMED.finditer(s))
+    return any(m.group().split()[0].strip("(,").lower() not in _TOOLS | _OPENERS for m in NAMED.finditer(s))
 
 
 # an owner named and then left undecided, or a team said to know the answer, not to own it

@@ -208,7 +208,8 @@ def asserted(text: str, term: str) -> bool:
             continue
         if text[m.start() - 1:m.start()] in ("'", '"') and text[m.end():m.end() + 1] in ("'", '"'):
             continue  # in scare quotes ("chasing 'noise'"): named to be doubted, not put forward
-        if _PART_OF.search(before) or (m.group().startswith("more") and _OR_MORE.search(before)):
+        if _PART_OF.search(before) or (m.group().startswith("more") and _OR_MORE.search(before)) or \
+                _OTHER_DOMAIN.search(before):
             continue  # a part of a breakdown ('the error split in shape, noise and contention'), a count ('2 or more')
         if not (_NEG.search(before[-40:]) or _DISMISS_BEFORE.search(before) or _DISMISS_AFTER.search(after)
                 or _NONE_COUNTED.search(before)):
@@ -217,8 +218,13 @@ def asserted(text: str, term: str) -> bool:
 
 
 # a term named as one part of a breakdown ('the error split in shape, noise and contention', 'split shape/noise/...')
-_PART_OF = re.compile(r"(?<![a-z])(?:split|broken down|breakdown|decomposed|decomposition|attributed|attribution)"
+_PART_OF = re.compile(r"(?<![a-z])(?:split|broken(?: down| up)?|breakdown|decomposed|decomposition|attributed|"
+                      r"attribution)"
                       r"(?: (?:in|into|by|between|across))?(?:[ ,/]+[\w-]+){0,3}[ ,/]+$")
+# another domain's thing in an analogy ('in a water network, three pumping stations ...', 'ring networks between pump
+# stations'): not this incident's network
+_OTHER_DOMAIN = re.compile(r"(?<![a-z])(?:water|power|electric(?:al)?|gas|road|rail(?:way)?|irrigation|sewer|"
+                           r"telephone|social|neural|ring|pipe)\s$")
 _OR_MORE = re.compile(r"(?<![a-z])(?:\d+|one|two|three|four|five|several) or $")  # 'two or more cores': a count
 
 
