@@ -105,6 +105,11 @@ _AND = re.compile(r"\s(?:and|&)\s")
 _PUNCT = re.compile(r"[,;:()]|->|\u2192")
 
 
+def _terms(n: str) -> list[str]:
+    """The sentence's words but its figures (figures are no terms)."""
+    return [x for x in words(n) if not re.match(r"[\d.~]", x)]
+
+
 def soup(n: str) -> bool:
     """A telegraphic run of terms: twenty words or more, fewer than one in eight a function word, and at most one
     finite verb for every dozen words, or fewer than one in six a function word with almost no punctuation, or
@@ -112,7 +117,7 @@ def soup(n: str) -> bool:
     -> 40, tok/s flat', is shorter: a reading, not a soup.)"""
     if longest_run(n) >= 12:
         return True
-    w = [x for x in words(n) if not re.match(r"[\d.~]", x)]  # figures are no terms
+    w = _terms(n)
     if len(w) < 20 or _PROOF_LABEL.match(n):  # a proof's parts listed under its label name things to run
         return False
     function = sum(x in FUNCTION for x in w)
@@ -133,7 +138,7 @@ def telegraphic(n: str) -> bool:
     for every fourteen ('we see static placement pinned buckets and core imbalance with rho 0.89 ... serving runtime
     team dispatcher on-call flag canary 10% revert if p99 regresses'). Honest long sentences read so rarely; one that
     also carries four elements or more is read as the soup it is (:func:`workbench.grading.grader.grade`)."""
-    w = [x for x in words(n) if not re.match(r"[\d.~]", x)]
+    w = _terms(n)
     return len(w) >= 40 and sum(x in FUNCTION for x in w) < 0.28 * len(w) and predicates(n) * 14 <= len(w)
 
 

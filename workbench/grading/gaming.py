@@ -149,11 +149,11 @@ def config_dump(segs: list[str], norms: list[str]) -> bool:
 # line 'Term: what the term means', the elements among them ('Owner: the serving runtime team, accountable for ...')
 _GLOSSARY_HEAD = re.compile(r"^\W*(?:a |my |some )?(?:glossary|definitions|key (?:terms|concepts)|concepts|"
                             r"terminology|vocabulary|terms used)(?: [\w ]{0,30})?[:.]?\s*$")
-_DEFINED = re.compile(r"^\W*[A-Za-z][\w /&()-]{0,40}(?::| -|\u2014|=)\s")
+_TERM = r"^\W*[A-Za-z][\w /&()-]{0,40}"
+_DEFINED = re.compile(_TERM + r"(?::| -|\u2014|=)\s")
 # ... or with no heading: the drill's own words defined ('Acceptance rate: the probability that ...', 'Tokens per
 # step: the average number ...'), not the answer's elements under their labels ('Owner: ...', 'Fix: ...')
-_DEFINITION = re.compile(r"^\W*[A-Za-z][\w /&()-]{0,40}(?::| -|\u2014)\s+(?:a|an|the|any|how|what|when|where|"
-                         r"[a-z]+ing)\s")
+_DEFINITION = re.compile(_TERM + r"(?::| -|\u2014)\s+(?:a|an|the|any|how|what|when|where|[a-z]+ing)\s")
 _ELEMENT_LABEL = re.compile(r"^\W*(?:workload|symptom|mechanism|(?:root )?cause|artifact|artefact|proof|evidence|fix|"
                             r"remedy|owners?|ownership|roll ?back|(?:release )?decision|release|plan|actions?|impact|"
                             r"summary|next steps?|risks?|hypothesis|numbers|why|gate)\s?(?::| -|\u2014|=)", re.I)

@@ -43,7 +43,7 @@ ACTIONS = ("fix", "add", "lower", "raise", "switch", "move", "cap", "set", "use"
            "drop", "limit", "bound", "shorten", "halve", "double", "give", "assign", "route", "place", "partition",
            "shard", "prefetch", "preload", "warm", "precompile", "unfuse", "fuse", "calibrate", "retune", "tune",
            "make", "ship", "cut", "trim", "bump", "grow", "shrink", "allocate", "reserve", "evict", "schedule",
-           "weight", "put", "run", "let", "stop", "go with", "move to", "return to", "restore", "quantise", "quantize",
+           "weight", "put", "run", "let", "stop", "go with", "move to", "restore", "quantise", "quantize",
            "try", "tile", "spread", "build", "compile",
            # where work runs ('dispatch each request to the least-loaded core', 'serve embed from its own pool')
            "dispatch", "serve", "host", "send", "steer", "distribute", "isolate", "dedicate", "offload", "migrate",

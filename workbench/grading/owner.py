@@ -140,17 +140,19 @@ _NAMED_DOES = re.compile(r"(?<![a-z])(?:own\w*|accountab\w*|driv\w*|sign\w*|lead
                          r"on the hook|ask\w*)")
 
 
-# a sentence's first word, capitalised as every first word is ('But at 5,500 req/s ...'), names no one
-_OPENERS = {"but", "and", "so", "then", "when", "if", "after", "before", "with", "at", "on", "in", "for", "now", "here",
-            "there", "this", "that", "also", "yet", "once", "while", "since", "because", "from", "under", "over",
-            "during", "today", "what", "which", "why", "how", "where", "each", "every", "all", "both", "our", "their",
-            "the", "my", "your", "they", "its", "until", "unless", "meanwhile", "otherwise", "still", "even", "just",
-            "who", "whoever", "someone", "somebody", "nobody", "everyone", "leadership", "management"}
+# a capitalised word that names no person: a tool, or a sentence's first word, capitalised as every first word is
+# ('But at 5,500 req/s ...', 'Who owns it: ...', 'Leadership needs to decide ...')
+_NOT_A_NAME = _TOOLS | {"but", "and", "so", "then", "when", "if", "after", "before", "with", "at", "on", "in", "for",
+                        "now", "here", "there", "this", "that", "also", "yet", "once", "while", "since", "because",
+                        "from", "under", "over", "during", "today", "what", "which", "why", "how", "where", "each",
+                        "every", "all", "both", "our", "their", "the", "my", "your", "they", "its", "until", "unless",
+                        "meanwhile", "otherwise", "still", "even", "just", "who", "whoever", "someone", "somebody",
+                        "nobody", "everyone", "leadership", "management"}
 
 
 def _named(s: str) -> bool:
     """A person named (a capitalised name before 'owns', 'will', a comma ...), not a tool ('Triton owns batching')."""
-    return any(m.group().split()[0].strip("(,").lower() not in _TOOLS | _OPENERS for m in NAMED.finditer(s))
+    return any(m.group().split()[0].strip("(,").lower() not in _NOT_A_NAME for m in NAMED.finditer(s))
 
 
 # an owner named and then left undecided, or a team said to know the answer, not to own it

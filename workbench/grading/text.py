@@ -210,7 +210,7 @@ def asserted(text: str, term: str) -> bool:
             continue  # in scare quotes ("chasing 'noise'"): named to be doubted, not put forward
         if _PART_OF.search(before) or (m.group().startswith("more") and _OR_MORE.search(before)) or \
                 _OTHER_DOMAIN.search(before):
-            continue  # a part of a breakdown ('the error split in shape, noise and contention'), a count ('2 or more')
+            continue  # a part of a breakdown ('split in shape, noise and contention'), a count, an analogy's thing
         if not (_NEG.search(before[-40:]) or _DISMISS_BEFORE.search(before) or _DISMISS_AFTER.search(after)
                 or _NONE_COUNTED.search(before)):
             return True
