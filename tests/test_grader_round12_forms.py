@@ -69,9 +69,12 @@ def test_a_template_filled_in_prose_claims_nothing():
               "We will [roll back] if [the canary regresses].")
     g = grade(D["tp-allreduce-slow-link"], answer)
     assert g.verdict == "weak" and not any(e.present for e in g.elements.values())
-    honest = ("Fix: add buckets at [1024, 2048] and recompile. The ML compiler team owns it. Proof: the mapping "
-              "report at the same seed. Revert to the pinned plan if canary p99 regresses.")
-    assert not gaming.self_graded([honest.lower()])
+    # figures in brackets fill no slot: three sentences of them, every one bracketed, are no template
+    honest = ["fix: add buckets at [1024, 2048] and recompile.", "proof: the mapping report at seeds [1, 2, 3].",
+              "revert to the pinned plan if canary p99 exceeds [2 ms, 3 ms]."]
+    assert not gaming.self_graded(honest)
+    assert gaming.self_graded([n.replace("[1024, 2048]", "[the longer buckets]").replace("[1, 2, 3]", "[a seed]")
+                               .replace("[2 ms, 3 ms]", "[the threshold]") for n in honest])
 
 
 def test_a_note_to_the_grader_claims_nothing():
