@@ -25,8 +25,8 @@ from workbench.grading.evaluate import GOALS, evaluate, load_corpus
 from workbench.grading.grader import grade
 
 LABELS = Path(__file__).parent / "grader_labels"
-NEXT = ("BL", "BM")  # stored for later final scores (grader_eval.py leaves them out too)
-FINAL = "BH"  # held out in tests/benchmarks/grader_eval.py (scored once in round 13; BI-BK scored with it, then read)
+NEXT = ("BN", "BO")  # stored for later final scores (grader_eval.py leaves them out too)
+FINAL = "BP"  # held out: never read; scored once at the end of round 15 (twentieth session) with BN, BO
 BELOW_GOAL: dict[str, float] = {}  # elements whose floor is below the goal, with the reason beside it (none now)
 
 

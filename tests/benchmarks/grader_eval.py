@@ -23,9 +23,10 @@ LABELS = Path(__file__).resolve().parents[1] / "grader_labels"
 TUNED_ON = ("legacy", "A", "B", "C", "D", "E", "F", "G", "H", "J", "K", "L", "M", "N", "O", "P", "Q", "R", "S", "T",
             "U", "V", "W", "X", "Y", "Z", "AA", "AB", "AC", "AD", "AE", "AF", "AG", "AH", "AI", "AJ", "AK", "AL", "AM",
             "AN", "AO", "AP", "AQ", "AR", "AS", "AT", "AU",
-            "AV", "AW", "AX", "AY", "AZ", "BA", "BB", "BC", "BD", "BE", "BF", "BG", "BI", "BJ", "BK")
-FINAL = "BH"  # held out: scored once in round 13 (nineteenth session) with BI-BK, which were then read; BH never
-NEXT = ("BL", "BM")  # stored for later final scores: out of every table, --final too
+            "AV", "AW", "AX", "AY", "AZ", "BA", "BB", "BC", "BD", "BE", "BF", "BG", "BH", "BI", "BJ", "BK",
+            "BL", "BM")
+FINAL = "BP"  # held out: never read; scored once at the end of round 15 (twentieth session) with BN, BO
+NEXT = ("BN", "BO")  # stored for later final scores: out of every table, --final too
 
 
 def main(argv: list[str]) -> None:
