@@ -154,10 +154,13 @@ def _between(window: str, steps, change: frozenset[str]) -> bool:
                for m in phrase(t).finditer(text) for w in [claims.whole(text, m.start(), m.end())])
 
 
-def steps_named(drill: Drill, norms: list[str]) -> int:
-    """How many of the drill's chain steps the answer names anywhere, in words other than a metric's ('p99')."""
+def steps_named(drill: Drill, norms: list[str], besides: frozenset[str] = frozenset()) -> int:
+    """How many of the drill's chain steps the answer names anywhere, in words other than a metric's ('p99') and, when
+    ``besides`` holds another drill's words, in a term of which some word is not one of them ('split over' and
+    'first token' name a step of tensor parallelism's chain and of chunked prefill's alike)."""
     text = " ".join(norms)
     return sum(any(not claims.symptom(claims.whole(text, m.start(), m.end())) for t in step
+                   if not besides or not claims.content_stems(t) <= besides
                    for m in phrase(t).finditer(text)) for step in steps_of(drill))
 
 

@@ -43,7 +43,11 @@ _META_VALUE = re.compile(_LABEL_AT_START + r"\s*(?:identified|provided|covered|a
 _MENU_OPENS = re.compile(r"(?<![a-z])(?:could be (?:several|many|a few|lots of|any number of) "
                          r"(?:things|causes|reasons)|"
                          r"(?:several|many|multiple|a few|various) (?:candidates|possibilities|options|suspects|"
-                         r"hypotheses)|any of which|covering (?:them|it) all|in no particular order)(?![a-z])")
+                         r"hypotheses|(?:possible |potential |plausible )?(?:root )?(?:causes|explanations|"
+                         r"culprits))|any of which|covering (?:them|it) all|cover (?:them|it) all|"
+                         r"in no particular order)(?![a-z])")
+# the items of a menu told in a line: 'or's, semicolons, or commas that are no figure's ('5,500')
+_OR = re.compile(r"(?<![a-z])or(?![a-z])|;|,(?!\d)")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*\u2022]|\d{1,2}[.)])\s+\S")
 _PICKS = re.compile(r"(?<![a-z])(?:most likely|my (?:bet|money|pick|guess) is|i(?:'d| would) bet|i think it'?s|"
                     r"(?:the )?(?:root )?cause is|it'?s (?:number |#)?\d|probably (?:number |#)?\d|top suspect|"
@@ -55,19 +59,31 @@ _HEDGE = re.compile(r"(?<![a-z])(?:(?:it|this|that|the cause|the culprit) (?:cou
                     r"(?:also |equally |just as well )?be|(?:or )?(?:maybe|perhaps|possibly) it'?s)(?![a-z])")
 
 
+# a hedge on a sentence's claim: an answer whose every sentence hedges, two hedges a sentence, commits to nothing
+# ('Maybe the KV cache is the issue ... Maybe the runtime team could own it, or maybe capacity planning.')
+_MAYBE = re.compile(r"(?<![a-z])(?:maybe|perhaps|possibly)(?![a-z])")
+
+
 def shotgun(text: str) -> bool:
     """Does the answer set out a menu of causes, a list of four or more, three 'or's after its opening ('It could be
-    several things: X, or Y, or Z, or ...') or three 'it could be ...' hedges or more, and never pick one?"""
+    several things: X, or Y, or Z, or ...') or three 'it could be ...' hedges or more, and never pick one; or hedge
+    every one of four sentences or more ('maybe')?"""
     low = text.lower()
     if _PICKS.search(low):
         return False
     if len(_HEDGE.findall(low)) >= 3:
         return True
+    sentences = [x for x in re.split(r"[.!?](?:\s|$)", low) if x.strip()]
+    if len(sentences) >= 4 and all(_MAYBE.search(x) for x in sentences) and \
+            len(_MAYBE.findall(low)) >= 2 * len(sentences):
+        return True
     lines = low.splitlines()
     for i, line in enumerate(lines):
         if opens := _MENU_OPENS.search(line):
-            if len(re.findall(r"(?<![a-z])or(?![a-z])", line[opens.end():])) >= 3:  # the menu told in one line
-                return True
+            told = line[opens.end():]
+            sentences = re.split(r"[.!?](?:\s|$)", told, maxsplit=2)[:2]  # its own sentence's rest and the next
+            if len(re.findall(r"(?<![a-z])or(?![a-z])", told)) >= 3 or max(len(_OR.findall(x)) for x in sentences) >= 6:
+                return True  # the menu told in one line
             items = 0
             for rest in lines[i + 1:]:
                 if _LIST_ITEM.match(rest):

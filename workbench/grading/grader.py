@@ -33,6 +33,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from workbench.errors import ConfigError
@@ -216,12 +217,17 @@ def _answers_another(drill: Drill, segs: list[str], norms: list[str]) -> Drill |
         # a misdiagnosis of this incident names this one's change and is graded as such
         if other.id == drill.id or (other.rubric.mechanism_class or other.id) == own:
             continue
-        theirs = _prompt_words(other)
-        ours, only_theirs = _prompt_words(drill) - _vocabulary(other), theirs - _vocabulary(drill)
+        theirs, vocabulary = _prompt_words(other), _vocabulary(other)
+        ours, only_theirs = _prompt_words(drill) - vocabulary, theirs - _vocabulary(drill)
         # ... or told in the words only that drill's prompt uses and none that only this one's does (two drills of
         # one pool share 'docs tenant', 'ttft' and 'budget'; 'chunked prefill' is the other's change, 'strict
         # priority' this one's)
         apart = not said & ours and len(said & only_theirs) >= 2
+        # ... or, of two drills whose every chain step has a word the other's never uses, names none of this one's in
+        # such a word ('split over' and 'first token' are tensor parallelism's words and chunked prefill's too; the
+        # compile drills share steps: naming none of this one's own is a misdiagnosis of this incident)
+        elsewhere = elsewhere or (_steps_apart(tuple(det.steps_of(drill)), vocabulary)
+                                  and det.steps_named(drill, norms, vocabulary) == 0)
         if (apart or len(said & theirs) >= (2 if elsewhere else 2 * here + 2)) and \
                 det.mechanism(other, segs, norms).present:
             return other
@@ -230,15 +236,24 @@ def _answers_another(drill: Drill, segs: list[str], norms: list[str]) -> Drill |
 
 def _vocabulary(drill: Drill) -> frozenset[str]:
     """Every word a drill's prompt, workload and chain use: what an answer to it may say."""
-    r = drill.rubric
-    return _prompt_words(drill) | claims.content_stems(" ".join((*r.workload_terms, *(t for step in
-                                                                                      det.steps_of(drill)
-                                                                                      for t in step))))
+    return _words(drill.prompt, (*drill.rubric.workload_terms, *(t for step in det.steps_of(drill) for t in step)))
 
 
 def _prompt_words(drill: Drill) -> frozenset[str]:
     """The distinctive words of a drill's prompt (those no more than a few prompts share are kept by the caller)."""
-    return claims.content_stems(drill.prompt) - _COMMON
+    return _words(drill.prompt, ())
+
+
+@lru_cache(maxsize=256)
+def _words(prompt: str, terms: tuple[str, ...]) -> frozenset[str]:
+    """A prompt's distinctive words and every word of some terms (kept: each sibling's are read for every answer)."""
+    return (claims.content_stems(prompt) - _COMMON) | claims.content_stems(" ".join(terms))
+
+
+@lru_cache(maxsize=256)
+def _steps_apart(steps: tuple[tuple[str, ...], ...], words: frozenset[str]) -> bool:
+    """Does every step have a term with a word not in ``words``?"""
+    return all(any(not claims.content_stems(t) <= words for t in step) for step in steps)
 
 
 _COMMON = claims.content_stems("you observe regression in p99 latency of the after was were to and explain root cause "

@@ -287,8 +287,9 @@ OWNER_LABEL = re.compile(r"(?<![a-z])(?:owners?|owned by|who|dri|accountable)\s?
 I_OWN = re.compile(r"(?<![a-z])(?:mine(?: to own)?(?= /|,|\.| and )|"
                    r"(?:i'?m|i am) the one (?:who'?d|who will|who would|to) (?:own|drive|lead)|"
                    r"(?:i|i'll|i will|i'd|i would|i'm|i am|me)"
-                   r"(?:\s\w+){0,2}\s(?:own|owning|drive|driving|be accountable|take (?:ownership|it|this)|"
-                   r"on the hook|responsible|the owner|the dri|sign off))")
+                   # (not 'i would repeat the drift run', nor 'i'd not sign off on that estimate')
+                   r"(?:\s(?!not |never )\w+){0,2}\s(?:own|owning|drive|driving|be accountable|"
+                   r"take (?:ownership|it|this)|on the hook|responsible|the owner|the dri|sign off)(?![a-z]))")
 # a team named in a story is not an owner: the sentence must give it the work or the accountability
 # ('that's for the compiler team', after a letter, outside the word-start guard)
 OWNER_CUE = re.compile(r"'s (?:call|job|decision|for(?= )|on(?= (?:the|our|my) ))|'ll(?![a-z])|"
@@ -316,8 +317,8 @@ NOT_SUBJECT = {"core", "bucket", "kernel", "stream", "model", "batch", "request"
                "should", "will", "would", "can", "could", "must", "might", "may", "always", "never", "i", "we", "you",
                "they", "people", "team", "he", "she", "them", "requests", "cores", "buckets"}
 # advice to look, not an assignment: "the infra folks should look into it"
-LOOK_INTO = re.compile(r"(?:should|could|can|to|will|'ll|must) (?:\w+ )?(?:look|check|investigate|take a look|figure|"
-                       r"dig|poke)(?! (?:at|into) [a-z]+ing )")  # 'will look at fusing the block' is a task
+LOOK_INTO = re.compile(r"(?:should|could|can|to|will|'ll|must|would) (?:\w+ )?(?:look|check|investigate|take a look|"
+                       r"figure|dig|poke)(?! (?:at|into) [a-z]+ing )")  # 'will look at fusing the block' is a task
 # a person by name, or by a chat mention ('@priya runtime owns the scheduler flags')
 NAMED = re.compile(r"(?:\b[A-Z][a-z]{2,}\b(?: [A-Z][a-z]+)?|(?<![\w.])@[A-Za-z][\w.-]{1,30}(?: [a-z]+)?) ?"
                    r"(?:\(|,| from | on | in | at | who | owns| will| to own|"

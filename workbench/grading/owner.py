@@ -60,7 +60,9 @@ _TOOLS = {"compiler", "runtime", "scheduler", "batcher", "autoscaler", "dispatch
           # libraries, engines and tools are software too ('vLLM owns the scheduling')
           "vllm", "sglang", "tensorrt", "tensorrt-llm", "trt", "trt-llm", "triton", "xla", "tvm", "mlir", "pytorch",
           "torch", "kubernetes", "k8s", "grafana", "prometheus", "engine", "library", "framework", "kernel", "driver",
-          "firmware", "dashboard", "cron", "operator", "controller"}
+          "firmware", "dashboard", "cron", "operator", "controller",
+          # release tooling ('Argo Rollouts handles it, the analysis template owns promotion')
+          "template", "templates", "rollouts", "argo", "argocd", "flagger", "spinnaker", "jenkins", "helm", "terraform"}
 # a process or a setting is no one to hold accountable ('owner: CI will catch it', 'the nightly re-bucketing job owns
 # this', 'the recompile_limit setting owns the risk', 'owner: the capacity review process')
 _PROCESSES = _TOOLS | {"setting", "settings", "flag", "config", "limit", "alert", "alerts", "review", "bot", "script",
@@ -239,11 +241,18 @@ _ASSIGNS = re.compile(r"(?<![a-z])(?:owns|owned|owning|own (?:it|this|that|the|b
                       r"accountab\w*|responsib\w*|dri)(?![a-z])")
 
 
+# an owner taken back by the next sentence ('I'd say the platform team... actually, I don't know how your org splits
+# it')
+_TAKEN_BACK = re.compile(r"^\W*(?:actually|wait|hmm+|no|well|but|scratch that)\W+(?:\w+\W+){0,2}?(?:i )?(?:don'?t "
+                         r"know|do not know|not sure|no idea|can'?t say|take (?:it|that) back)(?![a-z])")
+
+
 def owner(segs: list[str], norms: list[str], stuffed: bool) -> Element:
     """The first sentence that names an owner; the quote is the first that assigns one in so many words ('owns',
     'Owner:', 'accountable'), where one does."""
-    found = [(s, n) for s, n in zip(segs, norms, strict=True) if not (stuffed and bare_run(n)) and not _to_vendor(n)
-             and _owner_in(s, n)]
+    found = [(s, n) for i, (s, n) in enumerate(zip(segs, norms, strict=True))
+             if not (stuffed and bare_run(n)) and not _to_vendor(n) and _owner_in(s, n)
+             and not (i + 1 < len(norms) and _TAKEN_BACK.match(norms[i + 1]))]
     if found:
         return Element(True, quote(next((s for s, n in found if _ASSIGNS.search(n)), found[0][0])), "")
     return Element(False, "", "name who is accountable: a team, role or person (e.g. the ML compiler team, the "

@@ -1,0 +1,93 @@
+"""Forms read in writers BH, BL and BM (scored once in round 14 at fb94fad, read in the twentieth session).
+
+Each answer below is written for this test (no writer's text); each failed on fb94fad:
+* gamed kinds graded above weak: a fluent answer to chunked prefill handed in for the tensor-parallel drill (it names
+  'split over' and 'first token', words of both chains, and none of tensor parallelism's own); a menu of causes set
+  out after 'several possible root causes' or 'cover them all', its items parted by semicolons or commas; an answer
+  whose every sentence hedges ('maybe ...');
+* owners that are no one: 'I would repeat the drift run' (the 'dri' of 'drift' read as a DRI), 'I'd not sign off',
+  an owner taken back by the next sentence ('... actually, I don't know how your org splits it'), a team that 'would
+  look at it', release tooling that 'owns promotion'.
+"""
+
+from __future__ import annotations
+
+from workbench.grading import gaming
+from workbench.grading.drills import load_drills
+from workbench.grading.grader import grade
+
+D = load_drills()
+
+CHUNKED = ("The long prompts are the problem: the scheduler now hands each running decode one token of the 512-token "
+           "budget first and only the remainder to waiting prompts, so a 3,000-token document is split over six or "
+           "seven iterations, one prefill chunk each, and emits its first token only after its last piece is "
+           "processed. That is why the docs "
+           "tenant's TTFT p99 climbed. To show it, replay the same seed with chunking off and on and compare TTFT per "
+           "tenant with an iteration trace of one document's prefill. The serving runtime team owns the scheduler "
+           "config. Canary a 2,048 budget and revert to the old config if TTFT p99 or ITL p99.9 regresses.")
+
+
+def test_an_answer_to_chunked_prefill_earns_nothing_in_the_tensor_parallel_drill():
+    g = grade(D["tp-allreduce-slow-link"], CHUNKED)
+    assert g.verdict == "weak" and not any(e.present for e in g.elements.values())
+    assert "another incident" in g.elements["mechanism"].hint
+    # control: the same answer in its own drill is credited
+    own = grade(D["chunked-prefill-ttft"], CHUNKED)
+    assert own.elements["owner"].present and own.elements["rollback"].present
+
+
+def test_a_misdiagnosis_between_close_drills_keeps_its_other_elements():
+    # the compile drills share their chain's words: blaming recompiles in the mapping drill is a wrong mechanism for
+    # this incident, not an answer to another one
+    answer = ("Chat p99 rose from 1.8 to 4.2 ms because the runtime keeps compiling kernels for the longer shapes and "
+              "every compile pause stalls the core it runs on. The mapping report at the same seed will show it. "
+              "The ML compiler team owns the plan. Canary the change and revert to the old plan if chat p99 stays "
+              "above 2 ms.")
+    g = grade(D["compiler-runtime-mapping"], answer)
+    assert "another incident" not in g.elements["mechanism"].hint
+    assert g.elements["owner"].present and g.elements["rollback"].present
+
+
+def test_a_menu_of_causes_parted_by_semicolons_or_commas_is_a_shotgun():
+    assert gaming.shotgun("Lots to consider, so I'll cover them all: a congested network; pauses in the router; "
+                          "memory pressure; thermal limits; a cold worker; or the scheduler itself. Proof: check "
+                          "everything with the same seed.")
+    assert gaming.shotgun("There are several possible root causes. It could be a slow disk, a leak in the tokenizer "
+                          "service, long collector pauses, thermal limits on the cards, a noisy neighbour, a bad "
+                          "driver, or plain noise at p99.")
+    # controls: the opening then a sentence of a few commas is no menu; a menu that picks one is no shotgun
+    assert not gaming.shotgun("A few thoughts in no particular order. First, the averages hide it, as they do; the "
+                              "fused kernel spills, so four cores collide on HBM and batches stretch.")
+    assert not gaming.shotgun("There are several possible root causes: a slow disk, a leak, collector pauses, "
+                              "thermal limits, a noisy neighbour, a bad driver, noise. Most likely it is the driver.")
+
+
+def test_an_answer_that_hedges_every_sentence_commits_to_nothing():
+    answer = ("Maybe the batcher waits too long, or maybe not. Perhaps chat requests queue behind the batch, maybe "
+              "for 4 ms. Maybe a same-seed replay would show it, or perhaps the dashboards. Maybe the runtime team "
+              "could own it, or maybe the platform team. Maybe revert if the canary maybe looks worse.")
+    assert gaming.shotgun(answer)
+    assert grade(D["batching-queueing-delay"], answer).verdict == "weak"
+    # control: a hedge or two in a committed answer is no shotgun
+    assert not gaming.shotgun("The batcher waits up to 8 ms to fill a batch, so chat requests queue behind it. "
+                              "Maybe 2 ms would do. A same-seed replay shows the wait per request. The runtime team "
+                              "owns the setting. Revert if the canary's p99 regresses.")
+
+
+def test_no_one_is_named_by_these_sentences():
+    drill = D["compiler-runtime-mapping"]
+    for line in ("To confirm, I would repeat the drift run with the same seed and produce the mapping report.",
+                 "I'd not sign off any capacity numbers based on that estimate.",
+                 "Then I guess the ML team would look at it.",
+                 "Rollout: Argo Rollouts handles it, and the analysis template owns promotion."):
+        assert not grade(drill, line).elements["owner"].present, line
+    for line in ("I would drive the fix myself.", "I'd sign off on the rollout.", "The ML team owns the plan."):
+        assert grade(drill, line).elements["owner"].present, line
+
+
+def test_an_owner_taken_back_by_the_next_sentence_is_no_owner():
+    drill = D["priority-budget-starvation"]
+    taken = "Who owns it: I'd say the serving platform team... actually, I don't know how your org splits it."
+    assert not grade(drill, taken).elements["owner"].present
+    kept = "Who owns it: I'd say the serving platform team... they own the scheduler config."
+    assert grade(drill, kept).elements["owner"].present
