@@ -8,6 +8,9 @@ Each answer below is written for this test (no writer's text); each failed on fb
 * owners that are no one: 'I would repeat the drift run' (the 'dri' of 'drift' read as a DRI), 'I'd not sign off',
   an owner taken back by the next sentence ('... actually, I don't know how your org splits it'), a team that 'would
   look at it', release tooling that 'owns promotion'.
+Then (each failed on ba5a06e): a chain told across a paragraph of six sentences or more, arguing as it goes; a
+'first reflex' taken back ('so I take that back') still rejected the chain; prompts that advance on what the
+interactive ones 'leave behind' were not starved.
 """
 
 from __future__ import annotations
@@ -91,3 +94,39 @@ def test_an_owner_taken_back_by_the_next_sentence_is_no_owner():
     assert not grade(drill, taken).elements["owner"].present
     kept = "Who owns it: I'd say the serving platform team... they own the scheduler config."
     assert grade(drill, kept).elements["owner"].present
+
+
+# read after the first rules above: a chain told across a paragraph, a first guess taken back, leftovers 'left behind'
+SPREAD = ("Three models of 12 GiB each need 36 GiB, so they do not fit in the 32 GiB card. One of them has to be "
+          "left out somewhere. Then a request for the third model arrives. The runtime evicts the least recently used "
+          "model, because it needs the room. The request cannot start yet. The new weights come in over PCIe, about "
+          "200 ms per load. Meanwhile the batch holds the core and requests queue behind it, so the p99 of every model "
+          "climbs to a second.")
+
+
+def test_a_chain_told_across_a_paragraph_is_a_mechanism_when_it_argues():
+    drill = D["memory-residency-eviction"]
+    assert grade(drill, SPREAD).elements["mechanism"].present
+    # control: the same steps as a row of readings, no sentence saying why, is not
+    readings = SPREAD.replace(", so they do not fit in the", " and the card has").replace(
+        ", because it needs the room", "").replace("Meanwhile the batch", "The batch").replace(
+        " and requests queue behind it, so the p99 of every model climbs to a second", ", requests queue behind it and "
+        "the p99 of every model is about a second")
+    assert not grade(drill, readings).elements["mechanism"].present
+
+
+def test_a_first_reflex_taken_back_is_not_put_forward():
+    answer = ("First reflex: the KV cache is full and requests queue... no, KV max is 20% and there are no "
+              "preemptions, so I take that back. With the 512 budget each running decode gets its one token first "
+              "and a new prompt only the rest, so a 2,500-token docs prompt is cut into five or six chunks over five "
+              "or six steps, and its first token comes only after the last chunk; that is why docs TTFT p99 went "
+              "from 20 to 27 ms.")
+    assert grade(D["chunked-prefill-ttft"], answer).elements["mechanism"].present
+
+
+def test_docs_that_advance_on_what_interactive_leaves_behind_are_starved():
+    answer = ("The surge puts the pool over capacity for four seconds, so a queue forms. Strict priority hands every "
+              "step's spare budget to interactive prompts first, and a document prompt only advances on whatever the "
+              "interactive arrivals leave behind, which in a surge is nothing; the tokens/s did not change, priority "
+              "only moved the wait onto docs, whose TTFT p99 went from 909 to 1,292 ms.")
+    assert grade(D["priority-budget-starvation"], answer).elements["mechanism"].present

@@ -190,12 +190,14 @@ def mechanism(drill: Drill, segs: list[str], norms: list[str]) -> Element:
     # the steps each sentence names at all: a window is read only for the steps its sentences name (a phrase does not
     # run across a sentence's end), and not at all when it could neither earn the chain nor beat the best so far
     named = [{k for k, step in enumerate(steps) if u and any(phrase(t).search(u) for t in step)} for u in usable]
-    for width in (1, 2, 3, 4, 5):
+    for width in (1, 2, 3, 4, 5, 6, 7, 8):
         for i in range(len(usable) - width + 1):
             can = set().union(*named[i:i + width])
             if len(can) < r.mechanism_min_steps and len(can) <= len(best) or not set(r.mechanism_required) <= can \
                     and len(can) <= len(best):
                 continue
+            if width > 5 and sum(bool(_ARGUES.search(u)) for u in usable[i:i + width]) < 2:
+                continue  # a paragraph-wide chain argues along the way, not a row of bare readings
             window = " ".join(usable[i:i + width])
             found = {k for k in can if _claimed(window, steps[k])}
             if len(found) > len(best):

@@ -171,7 +171,7 @@ _NONE_COUNTED = re.compile(r"(?<![\d.,])0\s?$")
 # a first guess the answer then turns from: 'at first I thought it was the front-end ... but then I looked at the cores'
 _FIRST_GUESS = re.compile(r"(?<![a-z])(?:(?:at first|first|initially|originally)[^.;]{0,12}(?:thought|thinking|"
                           r"suspected|assumed|guess\w*)|my first (?:guess|thought|instinct)|"
-                          r"(?:my |the )?first (?:idea|hunch|impression) (?:is|was)|"
+                          r"(?:my |the )?first (?:idea|hunch|impression|reflex|impulse)(?: (?:is|was))?|"
                           r"i (?:first )?(?:thought|suspected|assumed)|"
                           r"i(?:'d| would) have (?:guessed|thought|said|assumed|blamed))(?![a-z])")
 # a term inside an analogy the answer then maps onto this case: 'a hash join spills to disk ... aggressive fusion is
@@ -182,7 +182,8 @@ _ANALOGY_AFTER = re.compile(r"^[^;]{0,200}?(?<![a-z])(?:(?:is|'s) (?:the )?same 
                             r"all over again)(?![a-z])")
 # the turn from a first guess: a contrast, or a caution about the guess itself ('I've been burned by that before')
 _TURN = re.compile(r"(?<![a-z])(?:but|actually|however|turns out|turned out|instead|that said|on reflection|"
-                   r"looking closer|burned by (?:that|this|it)|(?:want|have|need) to be careful|been wrong)(?![a-z])")
+                   r"looking closer|burned by (?:that|this|it)|(?:want|have|need) to be careful|been wrong|"
+                   r"take (?:that|it) back|scratch that)(?![a-z])")
 
 
 _SENTENCE_END = re.compile(r"[.!?;]\s")
