@@ -10,7 +10,10 @@ Each answer below is written for this test (no writer's text); each failed on fb
   look at it', release tooling that 'owns promotion'.
 Then (each failed on ba5a06e): a chain told across a paragraph of six sentences or more, arguing as it goes; a
 'first reflex' taken back ('so I take that back') still rejected the chain; prompts that advance on what the
-interactive ones 'leave behind' were not starved.
+interactive ones 'leave behind' were not starved. Then (each failed on 94db083): the change switched off with the
+change named first ('speculation goes off on the canary if ...'); a way back asked as a question, or in a clause of its
+own after the condition ('tune until p95 is back, and we can always roll back'); production dashboards or a
+screenshot as the proof; the digits of 'p95' read as a setting's value.
 """
 
 from __future__ import annotations
@@ -130,3 +133,34 @@ def test_docs_that_advance_on_what_interactive_leaves_behind_are_starved():
               "interactive arrivals leave behind, which in a surge is nothing; the tokens/s did not change, priority "
               "only moved the wait onto docs, whose TTFT p99 went from 909 to 1,292 ms.")
     assert grade(D["priority-budget-starvation"], answer).elements["mechanism"].present
+
+
+def test_the_change_switched_off_on_a_condition_is_a_rollback_in_either_order():
+    drill = D["spec-decode-acceptance"]
+    line = "On the code tenant, speculation goes off on the canary if TPOT p99 is not below the speculation-off run."
+    assert grade(drill, line).elements["rollback"].present
+
+
+def test_a_way_back_asked_or_in_a_clause_of_its_own_is_no_rollback():
+    placement = D["static-placement-imbalance"]
+    assert not grade(placement, "Should we roll back to the previous placement if canary p99 stays above 1.5 ms?"
+                     ).elements["rollback"].present
+    assert grade(placement, "We roll back to the previous placement if canary p99 stays above 1.5 ms."
+                 ).elements["rollback"].present  # control: the same way back, stated
+    fusion = D["fusion-memory-bursts"]
+    assert not grade(fusion, "I'd tune until p95 is back, and we can always roll back.").elements["rollback"].present
+
+
+def test_production_dashboards_are_no_artifact():
+    drill = D["priority-budget-starvation"]
+    assert not grade(drill, "Evidence: the per-tenant dashboards already show it pretty clearly."
+                     ).elements["artifact"].present
+    assert grade(drill, "Evidence: a same-seed replay with per-tenant TTFT for fcfs and priority."
+                 ).elements["artifact"].present  # control
+
+
+def test_a_metric_named_p95_gives_a_setting_no_value():
+    # 'tune ... so p95 improves' turns a setting with no value: the '95' is the metric's name
+    drill = D["fusion-memory-bursts"]
+    for line in ("Tune the fusion settings so p95 improves.", "Lower the fusion level until p95 is back."):
+        assert not grade(drill, line).elements["fix"].present, line

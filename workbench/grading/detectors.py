@@ -279,11 +279,19 @@ def _artifact_in(n: str, drill: Drill, stuffed: bool) -> bool:
     if not noun or (stuffed and bare_run(n)) or _gate_only(n) or (READS_SHOWN.search(n) and
                                                                           not PROPOSES.search(n)) or _reading(n):
         return False  # no evidence; only a release gate's; or the evidence shown, read back ('the run shows ...')
+    if _DASHBOARD.search(n) and not _REPRODUCED.search(n):
+        return False  # 'the per-tenant dashboards already show it', 'a screenshot of the Grafana board': not rerun
     if noun == "numbers" and not _ASKS_FOR.search(n) or noun == "split" and _TOLD_SPLIT.search(n):
         return False  # 'agree the new per-core numbers', 'the prompt being split': no evidence asked for
     rest = phrase(noun).sub(" ", n, count=1)  # something concrete besides the noun itself
     quals = [q for q in (*QUALIFIERS, *drill.rubric.artifact_terms) if noun not in q.lower()]
     return has(rest, quals)
+
+
+# production's own dashboards, read or pictured, are no run anyone can repeat ('check dashboards' is not one)
+_DASHBOARD = re.compile(r"(?<![a-z])(?:dashboards?|grafana|screenshots?|datadog)(?![a-z])")
+_REPRODUCED = re.compile(r"(?<![a-z])(?:seed\w*|rerun|re-run|replay\w*|load test|trace|sweep|a/b|reproduc\w*|"
+                         r"bench\w*)(?![a-z])")
 
 
 # a sentence that asks for the artifact (not one that reads figures 'vs' others): a modal, a proof's label or an
@@ -324,6 +332,8 @@ _METRIC_BACK = re.compile(r"(?<![a-z])(?:p\d{2}(?:\.\d)?|latency|tail|ttft|itl|t
                           r"(?:comes?|came|goes|went|gets?) back)(?![a-z])")
 
 
+# a clause of its own after the condition's ('tune until p95 is back, and we can always roll back')
+_AND_WE = re.compile(r", and (?:then )?(?:we|i|they|you) ")
 _ANOTHER_IF = re.compile(r",? (?:and|but|or|then),? (?:if|when|whenever|once|unless|should)(?![a-z])")
 
 
@@ -347,7 +357,7 @@ def _tied_way_backs(n: str) -> list[tuple[int, int]]:
         # not past a ';' nor past another condition's clause ('stop speculating when acceptance is under 0.5, and if
         # p99 is still high, switch speculation off': the guard's own condition is not the way back's)
         right = [w for w in backs if w[0] >= d and w[0] - d <= 160 and ";" not in n[d:w[0]]
-                 and not _ANOTHER_IF.search(n, d, w[0])]
+                 and not _ANOTHER_IF.search(n, d, w[0]) and not _AND_WE.search(n, d, w[0])]
         gaps = [(c - w[1], 0, w) for w in left[-1:]] + [(w[0] - d, 1, w) for w in right[:1]]
         for w in over[:1] or [min(gaps)[2] for _ in gaps[:1]]:
             spans.append((min(w[0], c), max(w[1], d)))
@@ -396,8 +406,12 @@ def _change_off(n: str, drill: Drill | None) -> bool:
     terms = drill.rubric.revert_terms if drill is not None else ()
     if not terms or not CONDITION.search(n):
         return False
+    change = "(?:" + "|".join(re.escape(t) for t in terms) + ")"
     off = re.compile(r"(?<![a-z])(?:disabl\w*|turn\w* off|switch\w* off|off|stop\w*|drop\w*|remov\w*|kill\w*) "
-                     r"(?:the |all |any )?(?:[\w-]+ ){0,2}?(?:" + "|".join(re.escape(t) for t in terms) + r")(?![a-z])")
+                     r"(?:the |all |any )?(?:[\w-]+ ){0,2}?" + change + r"(?![a-z])|"
+                     # ... or the change first: 'speculation goes off on the canary if ...'
+                     r"(?<![a-z])" + change + r" (?:goes|gets|is|will go|will be|would go|turns|switches|is turned|"
+                     r"is switched|gets turned|gets switched) (?:off|disabled)(?![a-z])")
     return bool(off.search(n))
 
 
@@ -409,8 +423,8 @@ _ON_DIAGNOSIS = re.compile(r"(?<![a-z])(?:until|till|unless|once)\s+(?:the |we |
 
 def rollback(segs: list[str], norms: list[str], stuffed: bool, drill: Drill | None = None) -> Element:
     for s, n in zip(segs, norms, strict=True):
-        if stuffed and bare_run(n):
-            continue
+        if stuffed and bare_run(n) or n.rstrip().endswith("?"):
+            continue  # (a way back asked, 'should we roll back if canary p99 stays above 1.5 ms?', is not planned)
         n = _ON_DIAGNOSIS.sub(" ", n)
         if GATE.search(n) or GATE_FIRST.search(n) or HELD.search(n) or tied_way_back(n) or _TRIGGER.search(n) \
                 or _change_off(n, drill):

@@ -360,9 +360,10 @@ FIX_STOP = {"with", "from", "back", "the", "and", "more", "less", "each", "every
 TURNED = re.compile(r"(?<![a-z])(?:smaller|lower|lowers|lowering|reduc\w*|decreas\w*|more|larger|bigger|increas\w*|"
                     r"rais\w*|higher|fewer|less|longer|shorter|tun\w*|tweak\w*|adjust\w*|a bit|a little|somewhat|"
                     r"up|down)(?![a-z])")
-# ... and how far: a value, or the setting it had before ('max_delay back to 2 ms', 'restore the old split')
-TURNED_TO = re.compile(r"\d|(?<![a-z])(?:one|two|three|four|five|six|eight|ten|twice|double|half|back to|previous|old|"
-                       r"original|default|baseline|before the change|restor\w*|undo\w*|go back|"
+# ... and how far: a value (not a metric's name: 'p95'), or the setting it had before ('max_delay back to 2 ms',
+# 'restore the old split')
+TURNED_TO = re.compile(r"(?<![a-z\d])\d|(?<![a-z])(?:one|two|three|four|five|six|eight|ten|twice|double|half|back to|"
+                       r"previous|old|original|default|baseline|before the change|restor\w*|undo\w*|go back|"
                        # 'give the cache back its memory': restored
                        r"(?:give|gives|giving|gave|given|hand|hands|handing|handed)(?: \w+){0,3} back)(?![a-z])")
 # a question the answer poses itself and answers next, as a heading ('What's the fix?', 'What would I change?')
