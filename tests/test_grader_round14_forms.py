@@ -13,7 +13,8 @@ Then (each failed on ba5a06e): a chain told across a paragraph of six sentences 
 interactive ones 'leave behind' were not starved. Then (each failed on 94db083): the change switched off with the
 change named first ('speculation goes off on the canary if ...'); a way back asked as a question, or in a clause of its
 own after the condition ('tune until p95 is back, and we can always roll back'); production dashboards or a
-screenshot as the proof; the digits of 'p95' read as a setting's value.
+screenshot as the proof; the digits of 'p95' read as a setting's value; a numbered heading '4) Fix.' did not label
+the line after it.
 """
 
 from __future__ import annotations
@@ -164,3 +165,10 @@ def test_a_metric_named_p95_gives_a_setting_no_value():
     drill = D["fusion-memory-bursts"]
     for line in ("Tune the fusion settings so p95 improves.", "Lower the fusion level until p95 is back."):
         assert not grade(drill, line).elements["fix"].present, line
+
+
+def test_a_numbered_fix_heading_labels_the_line_after_it():
+    drill = D["chunked-prefill-ttft"]
+    told = "Each iteration is a frame of 512 tokens and a long prompt needs five of them."
+    assert grade(drill, f"{told}\n4) Fix.\nBigger frame: 2,048 tokens.").elements["fix"].present
+    assert not grade(drill, f"{told}\nBigger frame: 2,048 tokens.").elements["fix"].present  # control: no heading

@@ -47,7 +47,9 @@ CONFIG_CHANGE = re.compile(r"^\s*(?:\+\s+[a-z_][\w.-]*\s?[:=]\s?\S.*|[a-z_][\w.-
 # a label that ends its line, its content on the next ('Change:' then a config line, 'revert:' then a command)
 LABEL_ALONE = re.compile(r"(?<![a-z])(?:fix|fixes|change|changes|mitigation|remedy|solution|proposed fix|revert|"
                          r"proposed|proposal|proposed config|new config|target config)"
-                         r"\s*:\s*$")
+                         r"\s*:\s*$|"
+                         # a numbered heading of its own ('4) Fix.', 'Fix.')
+                         r"^\W*(?:\d{1,2}[.)]\s*)?(?:fix|fixes|mitigation|remedy|solution|proposed fix)\s*\.?\s*$")
 
 
 # a sweep of the drill's setting over values it names, or one that picks its point: 'sweep the budget at 1024, 2048
