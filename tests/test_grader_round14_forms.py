@@ -14,7 +14,7 @@ interactive ones 'leave behind' were not starved. Then (each failed on 94db083):
 change named first ('speculation goes off on the canary if ...'); a way back asked as a question, or in a clause of its
 own after the condition ('tune until p95 is back, and we can always roll back'); production dashboards or a
 screenshot as the proof; the digits of 'p95' read as a setting's value; a numbered heading '4) Fix.' did not label
-the line after it.
+the line after it; the prompt's own sentence told back with no size named its workload.
 """
 
 from __future__ import annotations
@@ -172,3 +172,11 @@ def test_a_numbered_fix_heading_labels_the_line_after_it():
     told = "Each iteration is a frame of 512 tokens and a long prompt needs five of them."
     assert grade(drill, f"{told}\n4) Fix.\nBigger frame: 2,048 tokens.").elements["fix"].present
     assert not grade(drill, f"{told}\nBigger frame: 2,048 tokens.").elements["fix"].present  # control: no heading
+
+
+def test_the_prompt_told_back_with_no_size_is_no_workload():
+    drill = D["priority-budget-starvation"]
+    assert not grade(drill, "Here the document tenant's TTFT p99 regressed once strict priority for interactive "
+                            "traffic was enabled during a traffic surge.").elements["workload"].present
+    assert grade(drill, "The document tenant's TTFT p99 went from 909 to 1,292 ms during the surge."
+                 ).elements["workload"].present  # control: sized

@@ -144,6 +144,7 @@ def workload(segs: list[str], norms: list[str], drill: Drill, stuffed: bool = Fa
     streams = [w for w in drill.rubric.workload_terms if w not in _ANY_WORKLOAD and w not in _NOT_A_STREAM]
     named = has(" ".join(norms), drill.rubric.workload_terms)  # the workload, named anywhere in the answer
     figured = _FIGURED.search(" ".join(norms))
+    prompt = claims.content_stems(drill.prompt)
     for s, n in zip(segs, norms, strict=True):
         # the moved metric here (not a rollback's "if p99 goes above"); a comma run of figures ("p99 15 -> 1040 ms,
         # p95 5.7 -> 3.1") is data, not a run of bare terms, unless the whole answer is such runs
@@ -159,7 +160,12 @@ def workload(segs: list[str], norms: list[str], drill: Drill, stuffed: bool = Fa
         # a bare direction ('p99 rose') restates the prompt: it needs the size, or the workload named beside it
         sized = any(_SIZE.search(n[x.start() + len(x.group().split()[0]):x.end() + 16]) for x in _NEAR.finditer(n)) \
             or _SIZE_WORD.search(n) or figured  # past the metric's own digits ('p99')
-        if named and (sized or has(n, [t for t in drill.rubric.workload_terms if t not in _ANY_WORKLOAD])):
+        # ... and the prompt's own sentence told back ('the document tenant's TTFT p99 regressed after strict priority
+        # was enabled during a surge') names the workload it was given, with no size: a restatement
+        said = claims.content_stems(n)
+        restated = not sized and len(said) >= 5 and len(said & prompt) >= 0.6 * len(said)
+        if named and not restated and (sized or has(n, [t for t in drill.rubric.workload_terms
+                                                          if t not in _ANY_WORKLOAD])):
             return Element(True, quote(s), "")
     return Element(False, "", "say which workload regressed and its first failing metric, with a number or a "
                               "direction (e.g. p99 of the chat stream doubled once sequence lengths passed 512)",
