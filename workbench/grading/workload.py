@@ -163,7 +163,7 @@ def workload(segs: list[str], norms: list[str], drill: Drill, stuffed: bool = Fa
         # ... and the prompt's own sentence told back ('the document tenant's TTFT p99 regressed after strict priority
         # was enabled during a surge') names the workload it was given, with no size: a restatement
         said = claims.content_stems(n)
-        restated = not sized and len(said) >= 5 and len(said & prompt) >= 0.6 * len(said)
+        restated = not sized and len(said) >= 8 and len(said & prompt) >= 0.6 * len(said)
         if named and not restated and (sized or has(n, [t for t in drill.rubric.workload_terms
                                                           if t not in _ANY_WORKLOAD])):
             return Element(True, quote(s), "")
