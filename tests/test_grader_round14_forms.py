@@ -14,7 +14,9 @@ interactive ones 'leave behind' were not starved. Then (each failed on 94db083):
 change named first ('speculation goes off on the canary if ...'); a way back asked as a question, or in a clause of its
 own after the condition ('tune until p95 is back, and we can always roll back'); production dashboards or a
 screenshot as the proof; the digits of 'p95' read as a setting's value; a numbered heading '4) Fix.' did not label
-the line after it; the prompt's own sentence told back with no size named its workload.
+the line after it; the prompt's own sentence told back with no size named its workload; speculation
+bounded in a practitioner's words ('spec off', 'a minimum acceptance cutoff', 'turn it off today, and keep it off unless
+...') was no fix.
 """
 
 from __future__ import annotations
@@ -180,3 +182,15 @@ def test_the_prompt_told_back_with_no_size_is_no_workload():
                             "traffic was enabled during a traffic surge.").elements["workload"].present
     assert grade(drill, "The document tenant's TTFT p99 went from 909 to 1,292 ms during the surge."
                  ).elements["workload"].present  # control: sized
+
+
+def test_speculation_bounded_in_a_practitioners_words_is_the_fix():
+    drill = D["spec-decode-acceptance"]
+    for line in ("Mitigation: turning spec off for the pool now.",
+                 "The runtime team adds a minimum acceptance cutoff per sequence on the code tenant.",
+                 "Turn speculation off for the code tenant today, and keep it off unless a canary shows its TPOT p99 "
+                 "beating the no-speculation figure."):
+        assert grade(drill, line).elements["fix"].present, line
+    # control: 'spec' is no fix word on its own
+    assert not grade(drill, "We need to tune the spec decoding settings and monitor for a few days."
+                     ).elements["fix"].present

@@ -321,6 +321,8 @@ _NEW_CLAUSE = re.compile(r",? and (?:then )?(?:we|i|they|you) |; |(?:,|;) ?(?:an
                          r"(?<![a-z])(?:and|but|then), ?$|"  # '... (weights from load) and, if interactive needs ...'
                          r", (?:and )?(?:only )?re-?enabl\w* |"
                          r",? plus (?:a |an |the |some )?|"  # another item of its own ('..., plus a guard if ...')
+                         # the change just made kept as it is ('turn speculation off today, and keep it off unless ...')
+                         r", and keep (?:it|them|this|that) (?:off|on|out|there|in place) |"
                          # an action of its own after the way back ('..., adding a guard if interactive needs it')
                          r", (?:and )?(?:then )?(?:" + "|".join(a.rstrip("e") for a in ACTIONS if " " not in a
                                                                and a not in _BACK_VERBS) + r")\w* ")

@@ -355,7 +355,8 @@ FIX_STOP = {"with", "from", "back", "the", "and", "more", "less", "each", "every
              "batch", "reduce", "revert", "separate", "control", "effective", "term", "level", "split",
              "accelerator", "weight", "limit", "bound", "maximum", "minimum", "alert", "percentile", "least",
              "loaded", "dynamic", "place", "route", "fit", "fair", "share", "token", "online", "depth",
-             "concurrency", "profile", "contention", "bandwidth", "compile", "compil", "batching", "raise", "increase"}
+             "concurrency", "profile", "contention", "bandwidth", "compile", "compil", "batching", "raise", "increase",
+            "spec"}
 # a setting turned one way ('lower max_delay_s', 'a bigger budget', 'fuse more', 'tune it a bit') ...
 TURNED = re.compile(r"(?<![a-z])(?:smaller|lower|lowers|lowering|reduc\w*|decreas\w*|more|larger|bigger|increas\w*|"
                     r"rais\w*|higher|fewer|less|longer|shorter|tun\w*|tweak\w*|adjust\w*|a bit|a little|somewhat|"
