@@ -26,7 +26,7 @@ TUNED_ON = ("legacy", "A", "B", "C", "D", "E", "F", "G", "H", "J", "K", "L", "M"
             "AV", "AW", "AX", "AY", "AZ", "BA", "BB", "BC", "BD", "BE", "BF", "BG", "BH", "BI", "BJ", "BK",
             "BL", "BM")
 FINAL = "BP"  # held out: never read; scored once at the end of round 15 (twentieth session) with BN, BO
-NEXT = ("BN", "BO", "BQ")  # stored for later final scores: out of every table, --final too
+NEXT = ("BN", "BO", "BQ", "BR")  # stored for later final scores: out of every table, --final too
 
 
 def main(argv: list[str]) -> None:
