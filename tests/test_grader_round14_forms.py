@@ -16,7 +16,8 @@ own after the condition ('tune until p95 is back, and we can always roll back');
 screenshot as the proof; the digits of 'p95' read as a setting's value; a numbered heading '4) Fix.' did not label
 the line after it; the prompt's own sentence told back with no size named its workload; speculation
 bounded in a practitioner's words ('spec off', 'a minimum acceptance cutoff', 'turn it off today, and keep it off unless
-...') was no fix.
+...') was no fix. Then (failed on 39169c6): another class's chain told of this incident in its own words was graded as
+an answer to the other incident (every element dropped), not as a misdiagnosis (mechanism and fix dropped).
 """
 
 from __future__ import annotations
@@ -194,3 +195,17 @@ def test_speculation_bounded_in_a_practitioners_words_is_the_fix():
     # control: 'spec' is no fix word on its own
     assert not grade(drill, "We need to tune the spec decoding settings and monitor for a few days."
                      ).elements["fix"].present
+
+
+def test_another_chain_told_of_this_incident_is_a_misdiagnosis_not_another_answer():
+    # the recompile drill's chain, told in this drill's own words ('the chat stream's shapes drift', 'p50 holds'): a
+    # wrong mechanism for this incident, whose owner and rollback are this incident's; its fix is the other chain's
+    answer = ("Classic JIT trouble: each prompt length the runtime has never seen gets a kernel compiled for it on "
+              "arrival, and while that compilation runs the core stalls. As the chat stream's shapes drift, a trickle "
+              "of these compiles catches a few requests, so p50 holds and p99 rises from 1.8 to 4.2 ms. I'd give the "
+              "runtime a larger compile cache so it stops recompiling lengths it has seen. The runtime team owns it; "
+              "if canary p99 stays above 2 ms, we revert to the previous build.")
+    g = grade(D["compiler-runtime-mapping"], answer)
+    assert not g.elements["mechanism"].present and not g.elements["fix"].present
+    assert "another incident's cause" in g.elements["fix"].hint
+    assert g.elements["owner"].present and g.elements["rollback"].present and g.verdict == "partial"

@@ -193,9 +193,13 @@ def grade(drill: Drill, answer: str) -> Grade:
             elements = _elements(segs, norms, drill, stuffed, argued)
         # (an answer to another incident is answer-sized: past OTHER_MAX characters the check is left out, which keeps
         # grading linear and fast on the longest answers)
-        other = None if elements["mechanism"].present or len(answer) > OTHER_MAX else _answers_another(drill, segs,
-                                                                                                          norms)
-        if other is not None:  # a fluent answer to another incident earns nothing here
+        other, misdiagnosed = (None, False) if elements["mechanism"].present or len(answer) > OTHER_MAX else \
+            _answers_another(drill, segs, norms)
+        if misdiagnosed:  # another class's chain told of this incident: a wrong mechanism, and a fix for that chain
+            elements["fix"] = Element(False, "", f"this fixes another incident's cause ('{other.title}'); "
+                                                 f"{elements['fix'].hint or 'propose a fix for this incident'}",
+                                      elements["fix"].question)
+        elif other is not None:  # a fluent answer to another incident earns nothing here
             why = (f"this explains another incident ('{other.title}'), not this one; answer the drill's own "
                    "symptom and change")
             elements = {k: Element(False, "", why if k == "mechanism" else e.hint, e.question)
@@ -205,8 +209,9 @@ def grade(drill: Drill, answer: str) -> Grade:
     return graded(drill, elements)
 
 
-def _answers_another(drill: Drill, segs: list[str], norms: list[str]) -> Drill | None:
-    """The sibling drill of another class whose chain the answer states, when it states none of this drill's."""
+def _answers_another(drill: Drill, segs: list[str], norms: list[str]) -> tuple[Drill | None, bool]:
+    """The sibling drill of another class whose chain the answer states, when it states none of this drill's; and
+    whether the answer tells it of this drill's incident (a misdiagnosis) rather than of the other's."""
     own = drill.rubric.mechanism_class or drill.id
     said = claims.content_stems(" ".join(norms))
     here = len(said & _prompt_words(drill))
@@ -228,10 +233,15 @@ def _answers_another(drill: Drill, segs: list[str], norms: list[str]) -> Drill |
         # compile drills share steps: naming none of this one's own is a misdiagnosis of this incident)
         elsewhere = elsewhere or (_steps_apart(tuple(det.steps_of(drill)), vocabulary)
                                   and det.steps_named(drill, norms, vocabulary) == 0)
-        if (apart or len(said & theirs) >= (2 if elsewhere else 2 * here + 2)) and \
+        # (an answer that tells this incident in its prompt's words, four of them or more and more of them than the
+        # other's, misdiagnoses it: its other elements are this incident's, but its fix is the other chain's)
+        told_here = here >= 4 and len(said & theirs) < here
+        if (apart or len(said & theirs) >= (2 if elsewhere and not told_here else 2 * here + 2)) and \
                 det.mechanism(other, segs, norms).present:
-            return other
-    return None
+            return other, False
+        if told_here and elsewhere and len(said & theirs) >= 2 and det.mechanism(other, segs, norms).present:
+            return other, True
+    return None, False
 
 
 def _vocabulary(drill: Drill) -> frozenset[str]:
