@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from workbench.grading.detectors import Element, tied_way_back, without_rollbacks
+from workbench.grading.detectors import Element
 from workbench.grading.drills import Drill
 from workbench.grading.fix_forms import CONFIG_CHANGE, LABEL_ALONE, base_forms, gerunds, sweep
 from workbench.grading.lexicon import (
@@ -37,6 +37,7 @@ from workbench.grading.lexicon import (
     WAY_BACK,
 )
 from workbench.grading.text import bare_run, content_words, has, links, negated, phrase, quote
+from workbench.grading.way_back import tied_way_back, without_rollbacks
 
 _FORMS = r"(?:e?s|e?d|ing|[bdgmnpt](?:ed|ing))?"  # a verb's forms, not 'scheduler'
 
