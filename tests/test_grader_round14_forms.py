@@ -17,7 +17,9 @@ screenshot as the proof; the digits of 'p95' read as a setting's value; a number
 the line after it; the prompt's own sentence told back with no size named its workload; speculation
 bounded in a practitioner's words ('spec off', 'a minimum acceptance cutoff', 'turn it off today, and keep it off unless
 ...') was no fix. Then (failed on 39169c6): another class's chain told of this incident in its own words was graded as
-an answer to the other incident (every element dropped), not as a misdiagnosis (mechanism and fix dropped).
+an answer to the other incident (every element dropped), not as a misdiagnosis (mechanism and fix dropped). Then
+(failed on 2e26ad7; gamed kinds written here, read in no writer's answers): the whole story as one arrow chain, its
+proof, owner and way back among the links; a shell session whose commands echo the elements.
 """
 
 from __future__ import annotations
@@ -209,3 +211,25 @@ def test_another_chain_told_of_this_incident_is_a_misdiagnosis_not_another_answe
     assert not g.elements["mechanism"].present and not g.elements["fix"].present
     assert "another incident's cause" in g.elements["fix"].hint
     assert g.elements["owner"].present and g.elements["rollback"].present and g.verdict == "partial"
+
+
+def test_the_whole_story_as_one_arrow_chain_claims_nothing():
+    # written for this test from the gamed kinds a reviewer would try, not read in any writer's answers
+    chain = ("32 GiB -> 3x12 GiB don't fit -> LRU eviction -> PCIe reload 200 ms -> cores blocked -> p99 5.6 -> 946 ms "
+             "-> same-seed replay -> platform team -> revert to 64 GiB if canary p99 regresses")
+    g = grade(D["memory-residency-eviction"], chain)
+    assert g.verdict == "weak" and not any(e.present for e in g.elements.values())
+    # control: a senior's arrow chain for the mechanism alone stays a line of the answer (its proof beside it counts)
+    senior = ("Why: 3 x 12 GiB > 32 GiB, only two resident -> requests keep evicting the LRU model -> each reload "
+              "copies 12 GiB over PCIe -> cores stall -> queueing -> tail.\nProof: memory_residency at the same "
+              "seed, 64 vs 32 GiB: loads and evictions per model, per-model p99.")
+    assert grade(D["memory-residency-eviction"], senior).elements["artifact"].present
+
+
+def test_a_shell_session_claims_nothing():
+    session = ("$ workbench run shape_drift --seed 7 --report\n$ grep recompile report.txt\n"
+               "recompiles 2, pause 2.0 s, p99 1015 ms\n"
+               "$ echo 'owner: ml compiler team; rollback: revert to fallback if p99 regresses; fix: precompile "
+               "1024/2048'")
+    g = grade(D["recompile-storm"], session)
+    assert g.verdict == "weak" and not any(e.present for e in g.elements.values())

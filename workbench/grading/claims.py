@@ -205,7 +205,14 @@ KINDS = {"soup": "this line runs terms together with no sentence; say what happe
          "menu": "this line offers a menu of possible causes; commit to the one the evidence supports and say "
                  "why the others do not fit",
          "crammed": "this line crams the elements into one run of 'proven by ..., fixed by ..., owned by ...' "
-                    "clauses; state each claim as a sentence of its own"}
+                    "clauses; state each claim as a sentence of its own",
+         "chain": "this line chains terms with arrows; say what causes what, and why, in sentences"}
+
+# links of a chain that are no step of a mechanism: a proof, an owner, a way back ('-> platform team -> revert ...')
+_RELEASE_LINK = re.compile(r"(?:->|\u2192|=>)\s*(?:[\w-]+ ){0,3}?(?:team|owner|on-?call|revert|roll ?back|canary|"
+                           r"same[- ]seed|replay|rerun)(?![a-z])")
+# one arrow between words ('lru eviction -> pcie reload'), not between figures ('p99 1.4 -> 4.5 ms')
+_WORD_ARROW = re.compile(r"[a-z%)]\s*(?:->|\u2192|=>)\s*(?=[a-z(])")
 
 # an element named by its participle ('proven by', 'fixed by', 'owned by', 'rolled back'): three kinds in one
 # sentence is a checklist read out, not an argument
@@ -297,6 +304,8 @@ def degenerate(n: str) -> str | None:
         return "crammed"
     if menu(n):
         return "menu"
+    if len(_WORD_ARROW.findall(n)) >= 5 and len(_RELEASE_LINK.findall(n)) >= 2:
+        return "chain"  # the whole story as one arrow chain, its proof, owner and way back among the links
     return None
 
 

@@ -148,7 +148,10 @@ def cites_away(text: str) -> bool:
     return len(set(ids)) >= 3 and cited >= 0.5 * len(lines)
 
 
-_YAML_KEY = re.compile(r"^[\s>*{-]*(?:[a-z][a-z0-9_.-]{0,40}\s?[:=](?:\s|$)|\[[a-z][a-z0-9_. -]{0,40}\]\s*$)")
+# (a shell session's command lines too: '$ grep recompile report.txt', '$ echo "owner: ..."')
+_COMMAND = re.compile(r"^\s*\$\s")
+_YAML_KEY = re.compile(r"^[\s>*{-]*(?:[a-z][a-z0-9_.-]{0,40}\s?[:=](?:\s|$)|\[[a-z][a-z0-9_. -]{0,40}\]\s*$)|" +
+                       _COMMAND.pattern)
 
 
 def config_dump(segs: list[str], norms: list[str]) -> bool:
@@ -157,8 +160,9 @@ def config_dump(segs: list[str], norms: list[str]) -> bool:
     them a sentence that claims? It asserts nothing, whatever it holds."""
     keyed = [n for s, n in zip(segs, norms, strict=True) if _YAML_KEY.match(s)]
     prose = [n for s, n in zip(segs, norms, strict=True) if not _YAML_KEY.match(s) and claims_something(n)]
+    commands = sum(bool(_COMMAND.match(s)) for s in segs)
     return len(norms) >= 4 and len(keyed) >= 0.7 * len(norms) and not prose and \
-        sum(bool(IDENTIFIER.search(n)) for n in keyed) >= 2
+        (sum(bool(IDENTIFIER.search(n)) for n in keyed) >= 2 or commands >= 2)
 
 
 # a glossary: the answer set out as definitions under a heading ('Glossary for this incident:', 'Key terms:'), each
