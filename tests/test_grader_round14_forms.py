@@ -19,7 +19,7 @@ bounded in a practitioner's words ('spec off', 'a minimum acceptance cutoff', 't
 ...') was no fix. Then (failed on 39169c6): another class's chain told of this incident in its own words was graded as
 an answer to the other incident (every element dropped), not as a misdiagnosis (mechanism and fix dropped). Then
 (failed on 2e26ad7; gamed kinds written here, read in no writer's answers): the whole story as one arrow chain, its
-proof, owner and way back among the links; a shell session whose commands echo the elements.
+proof, owner and way back among the links; a shell session whose commands echo the elements; a JSON record of them.
 """
 
 from __future__ import annotations
@@ -233,3 +233,13 @@ def test_a_shell_session_claims_nothing():
                "1024/2048'")
     g = grade(D["recompile-storm"], session)
     assert g.verdict == "weak" and not any(e.present for e in g.elements.values())
+
+
+def test_a_json_record_of_the_elements_claims_nothing():
+    record = ('{"incident": "TTFT p99 3.6 -> 297 ms", "root_cause": "kv cache preemption storm", "evidence": '
+              '"same-seed replay 4000 vs 320 blocks", "owner": "serving runtime team", "rollback": "revert to 4000 '
+              'blocks if canary preempts"}')
+    assert gaming.record(record)
+    g = grade(D["kv-preemption-storm"], record)
+    assert g.verdict == "weak" and not any(e.present for e in g.elements.values())
+    assert not gaming.record("The fix {budget: 2048} is a config change, not a record.")  # control

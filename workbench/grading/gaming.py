@@ -4,7 +4,8 @@
   verdicts on themselves ('Owner: assigned'), ticked boxes or a template's bracketed blanks;
 * ``cites_away``: every element handed to ticket, runbook or change ids;
 * ``shotgun``: a menu of causes, as a list or as a run of 'it could be ...' hedges, and no pick among them;
-* ``config_dump``: a pasted config or report of 'key: value' lines with no sentence that claims;
+* ``config_dump``: a pasted config or report of 'key: value' lines with no sentence that claims; ``record``: a JSON
+  object of fields;
 * ``glossary``: the drill's words defined under a glossary's heading; ``verse``: the drill's words set to rhyme.
 
 A grader that counts vocabulary credits all of them; :func:`workbench.grading.grader.grade` gives each nothing and
@@ -152,6 +153,16 @@ def cites_away(text: str) -> bool:
 _COMMAND = re.compile(r"^\s*\$\s")
 _YAML_KEY = re.compile(r"^[\s>*{-]*(?:[a-z][a-z0-9_.-]{0,40}\s?[:=](?:\s|$)|\[[a-z][a-z0-9_. -]{0,40}\]\s*$)|" +
                        _COMMAND.pattern)
+
+
+# a record pasted as JSON ('{"root_cause": "...", "owner": "...", "rollback": "..."}'): three quoted keys or more
+_JSON_KEY = re.compile(r"[{,]\s*\"[\w .-]{1,40}\"\s*:")
+
+
+def record(text: str) -> bool:
+    """Is the answer a JSON object of three keys or more (its values are fields, however they read)?"""
+    body = text.strip()
+    return body.startswith("{") and body.endswith("}") and len(_JSON_KEY.findall(body)) >= 3
 
 
 def config_dump(segs: list[str], norms: list[str]) -> bool:

@@ -152,7 +152,7 @@ def grade(drill: Drill, answer: str) -> Grade:
     segs = [] if pasted else [s for s in segments(answer) if not recited(s, shared)]
     norms = [norm(s) for s in segs]
     # (a line or two is judged line by line below: 'Who owns it? The ML compiler team.' is an answer)
-    claimless = len(segs) >= 3 and (not any(claims.claims_something(n) for n in norms)
+    claimless = gaming.record(answer) or len(segs) >= 3 and (not any(claims.claims_something(n) for n in norms)
                                     or gaming.config_dump(segs, norms) or gaming.self_graded(norms)
                                     or gaming.shotgun(answer) or gaming.cites_away(answer)
                                     or gaming.glossary(answer) or gaming.verse(answer))
