@@ -112,6 +112,7 @@ _PROPOSED_PROOF = re.compile(r"^\W*(?:(?:and|so|then|first),? )?(?:i'?d|i would|
 _ARGUES = re.compile(r"(?<![a-z])(?:because|since|so|which means|means|caus\w*|leads? to|led to|hence|therefore)"
                      r"(?![a-z])")
 
+_SCENE = re.compile(r"^\W*(?:workload|context|setup|set-up|situation|background|scenario)\s*:")
 _ARROW_ONLY = re.compile(r"^[\W_]*(?:v|\^)?[\W_]*$")
 
 
@@ -170,8 +171,9 @@ def mechanism(drill: Drill, segs: list[str], norms: list[str]) -> Element:
     norms = analogy.mapped(norms, [t for step in steps for t in step] + list(r.workload_terms))
     plain = norms
     norms = [claims.untautological(n, change) for n in norms]  # the change given as its own cause is no step
-    full = " ".join(norms)
-    wrong = [t for t in r.rejected_mechanisms if asserted(full, t)]
+    # (a line that sets the scene, 'Workload: the chat pool ..., chunked prefill; ...', names what runs, not a cause)
+    causes = " ".join(n for n in norms if not _SCENE.match(n))
+    wrong = [t for t in r.rejected_mechanisms if asserted(causes, t)]
     if wrong:
         return Element(False, "", f"'{wrong[0]}' is not the bottleneck class in this scenario; explain the chain "
                                   "that fits what the evidence shows", question)

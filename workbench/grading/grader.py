@@ -223,23 +223,24 @@ def _answers_another(drill: Drill, segs: list[str], norms: list[str]) -> tuple[D
         if other.id == drill.id or (other.rubric.mechanism_class or other.id) == own:
             continue
         theirs, vocabulary = _prompt_words(other), _vocabulary(other)
+        told_here = here >= 4 and len(said & theirs) < here  # this incident told in its own prompt's words
         ours, only_theirs = _prompt_words(drill) - vocabulary, theirs - _vocabulary(drill)
         # ... or told in the words only that drill's prompt uses and none that only this one's does (two drills of
         # one pool share 'docs tenant', 'ttft' and 'budget'; 'chunked prefill' is the other's change, 'strict
         # priority' this one's)
-        apart = not said & ours and len(said & only_theirs) >= 2
+        apart = not said & ours and len(said & only_theirs) >= 2 or (
+            len(said & only_theirs) >= 3 and len(said & only_theirs) > len(said & ours) and not told_here)
         # ... or, of two drills whose every chain step has a word the other's never uses, names none of this one's in
         # such a word ('split over' and 'first token' are tensor parallelism's words and chunked prefill's too; the
         # compile drills share steps: naming none of this one's own is a misdiagnosis of this incident)
-        elsewhere = elsewhere or (_steps_apart(tuple(det.steps_of(drill)), vocabulary)
-                                  and det.steps_named(drill, norms, vocabulary) == 0)
+        away = elsewhere or (_steps_apart(tuple(det.steps_of(drill)), vocabulary)
+                             and det.steps_named(drill, norms, vocabulary) == 0)
         # (an answer that tells this incident in its prompt's words, four of them or more and more of them than the
         # other's, misdiagnoses it: its other elements are this incident's, but its fix is the other chain's)
-        told_here = here >= 4 and len(said & theirs) < here
-        if (apart or len(said & theirs) >= (2 if elsewhere and not told_here else 2 * here + 2)) and \
+        if (apart or len(said & theirs) >= (2 if away and not told_here else 2 * here + 2)) and \
                 det.mechanism(other, segs, norms).present:
             return other, False
-        if told_here and elsewhere and len(said & theirs) >= 2 and det.mechanism(other, segs, norms).present:
+        if told_here and away and len(said & theirs) >= 2 and det.mechanism(other, segs, norms).present:
             return other, True
     return None, False
 
@@ -268,7 +269,7 @@ def _steps_apart(steps: tuple[tuple[str, ...], ...], words: frozenset[str]) -> b
 
 _COMMON = claims.content_stems("you observe regression in p99 latency of the after was were to and explain root cause "
                               "release decision while for serving pool stream tenant traffic with from most "
-                              "step token tokens")
+                              "step token tokens make")
 
 
 def _crammed_soup(segs: list[str], norms: list[str], elements: dict[str, Element]) -> int | None:
