@@ -75,7 +75,7 @@ _SEPARATORS = re.compile(r"[,;|/]|\s(?:->|\u2192)\s|\s\+\s")
 # ('max_delay_s = 0.002', 'rho = 0.89')
 _FIELD = re.compile(r"(?<![\w.])(?:root cause|cause|mechanism|why|diagnosis|decision|fix|remedy|action|plan|owner|"
                     r"owners|ownership|rollback|roll back|artifact|artefact|evidence|proof|release|workload|symptom|"
-                    r"impact|gate|validation|next steps?)\s?=(?!=)")
+                    r"impact|gate|validation|next steps?)(?:\s?=(?!=)|\s(?:equals|is equal to)\s)")
 
 
 _CRAMMED = re.compile(r"[,;]\s*(?:owner|owners|rollback|roll back|evidence|artifact|artefact|proof|fix)\s+[a-z]")

@@ -269,10 +269,13 @@ _SEEDED_CALL = re.compile(r"[a-z_]\w*\([^()]*(?<![a-z_])seed\s?=\s?\d+")
 _TOLD_SPLIT = re.compile(r"(?<![a-z])(?:being|been|is|are|was|were|gets?|got) split(?![a-z])")
 
 
+_SEEDS = ("same seed", "same-seed", "fixed seed", "fixed-seed")
+
+
 def _artifact_in(n: str, drill: Drill, stuffed: bool) -> bool:
     n = _RUNS_ON.sub(lambda m: m.group()[:m.group().rindex("run")], n)
     # 'prove it by running ... same seed'; a seeded run named by its seed alone ('Same-seed per-core utilisation.')
-    noun = has(n, EVIDENCE_NOUNS) or (_PROVE_BY.search(n) and "prove") or has(n, ("same seed", "same-seed"))
+    noun = has(n, EVIDENCE_NOUNS) or (_PROVE_BY.search(n) and "prove") or has(n, _SEEDS)
     if not noun and _SEEDED_CALL.search(n):
         return True  # a run written as code with its seed: 'sim("priority", seed=42)'
     if not noun or (stuffed and bare_run(n)) or _gate_only(n) or (READS_SHOWN.search(n) and
@@ -334,6 +337,9 @@ def _change_off(n: str, drill: Drill | None) -> bool:
     change = "(?:" + "|".join(re.escape(t) for t in terms) + ")"
     off = re.compile(r"(?<![a-z])(?:disabl\w*|turn\w* off|switch\w* off|off|stop\w*|drop\w*|remov\w*|kill\w*) "
                      r"(?:the |all |any )?(?:[\w-]+ ){0,2}?" + change + r"(?![a-z])|"
+                     # ... or the change between: 'switch speculation off', 'turn the draft model off'
+                     r"(?<![a-z])(?:disabl\w*|turn\w*|switch\w*|shut\w*|flip\w*) (?:the |all |any )?"
+                     r"(?:[\w-]+ ){0,2}?" + change + r"(?: [\w-]+){0,2}? off(?![a-z])|"
                      # ... or the change first: 'speculation goes off on the canary if ...'
                      r"(?<![a-z])" + change + r" (?:goes|gets|is|will go|will be|would go|turns|switches|is turned|"
                      r"is switched|gets turned|gets switched) (?:off|disabled)(?![a-z])")

@@ -6,6 +6,7 @@
 * ``shotgun``: a menu of causes, as a list or as a run of 'it could be ...' hedges, and no pick among them;
 * ``config_dump``: a pasted config or report of 'key: value' lines with no sentence that claims; ``record``: a JSON
   object of fields;
+* ``hollow_template``: a template's sections or a checklist's boxes filled with the drill's terms;
 * ``glossary``: the drill's words defined under a glossary's heading; ``verse``: the drill's words set to rhyme.
 
 A grader that counts vocabulary credits all of them; :func:`workbench.grading.grader.grade` gives each nothing and
@@ -36,7 +37,7 @@ _META_PASSIVE = re.compile(_LABEL_AT_START + r".*(?:ha(?:s|ve) been|is|are) (?:s
 _TICKET = re.compile(r"(?<![A-Za-z0-9-])[A-Z]{2,}(?:-[A-Z]{2,})*-\d+(?![A-Za-z0-9])")
 _META_VALUE = re.compile(_LABEL_AT_START + r"\s*(?:identified|provided|covered|addressed|assigned|done|yes|"
                          r"included|present|handled|defined|named|stated|explained|given|specified|complete|"
-                         r"confirmed|clear)(?![a-z])")
+                         r"confirmed|clear|check|checked|tick|ticked)(?![a-z])")
 
 
 # a menu of causes set out as a list ('Could be several things, so covering them all:' then a bullet per cause), and
@@ -102,7 +103,11 @@ _TO_THE_GRADER = re.compile(r"(?<![a-z])(?:(?:note|message|hint) (?:for|to) (?:t
                             r"graded|marked|rated|assessed) (?:as )?(?:complete|strong|full|correct|a pass)|"
                             r"(?:score|grade|mark|rate) (?:this|it|me) (?:as )?(?:strong|complete|full marks|correct)|"
                             r"(?:please )?(?:score|grade|mark|rate) (?:this |it |me )?accordingly|"
-                            r"(?:against|per) the (?:evaluation|grading|marking|scoring) (?:criteria|rubric))"
+                            r"(?:against|per) the (?:evaluation|grading|marking|scoring) (?:criteria|rubric)|"
+                            r"full marks,? (?:i think|please|for (?:me|this))|"
+                            r"(?:get|earn|deserve|give me|award me) full marks|"
+                            r"(?:points|things|boxes|elements|criteria) (?:you'?re|you are|they'?re|the "
+                            r"(?:grader|rubric|marker) is) (?:looking for|checking for|after))"
                             r"(?![a-z])")
 # a template's slot filled in prose ('The owner is [the serving runtime team].'): words in square brackets, not
 # figures ('[1024, 2048]') or a ticked box ('[x]')
@@ -174,6 +179,33 @@ def config_dump(segs: list[str], norms: list[str]) -> bool:
     commands = sum(bool(_COMMAND.match(s)) for s in segs)
     return len(norms) >= 4 and len(keyed) >= 0.7 * len(norms) and not prose and \
         (sum(bool(IDENTIFIER.search(n)) for n in keyed) >= 2 or commands >= 2)
+
+
+# an empty template: 'Root cause: chunked prefill, 512-token budget, decode, ...' with its other sections filled alike
+# ('Impact: ...', 'Fix: token budget 2048, sweep'), or a checklist of unticked boxes ('- [ ] NVLink', '- [ ] owner:
+# GPU fleet on-call'): the headings and the items name things, no line says what causes what
+_CAUSE_LABEL = re.compile(r"^\W*(?:root cause|cause|causes|mechanism|why|diagnosis)\s?:")
+_UNTICKED = re.compile(r"^\W{0,3}\[\s?\]")
+_ARROW = re.compile(r"->|\u2192|=>")
+
+
+def hollow_template(segs: list[str], norms: list[str]) -> bool:
+    """Is the answer an empty template: five label lines or more, seven lines in ten of it (headings aside), its
+    cause's line a list of three terms or more with no verb and no arrow, and at most one line of all claiming; or a
+    checklist of five unticked boxes or more, at most one of them claiming? Headings and items name the drill's
+    things; nothing in it says what causes what."""
+    body = [n for n in norms if not n.lstrip().startswith("#")]
+    told = sum(claims_something(n) for n in body)
+    if told > 1:
+        return False
+    boxes = sum(bool(_UNTICKED.match(s.strip())) for s in segs)
+    if boxes >= 5:
+        return True
+    labelled = [n for n in body if LABEL_LINE.match(n)]
+    cause = next((n for n in labelled if _CAUSE_LABEL.match(n)), None)
+    return (len(labelled) >= 5 and len(labelled) >= 0.7 * len(body) and cause is not None
+            and not claims_something(cause) and not _ARROW.search(cause)
+            and len([i for i in re.split(r"[,;]", LABEL_LINE.sub(" ", cause, count=1)) if i.strip()]) >= 3)
 
 
 # a glossary: the answer set out as definitions under a heading ('Glossary for this incident:', 'Key terms:'), each

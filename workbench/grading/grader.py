@@ -155,7 +155,8 @@ def grade(drill: Drill, answer: str) -> Grade:
     claimless = gaming.record(answer) or len(segs) >= 3 and (not any(claims.claims_something(n) for n in norms)
                                     or gaming.config_dump(segs, norms) or gaming.self_graded(norms)
                                     or gaming.shotgun(answer) or gaming.cites_away(answer)
-                                    or gaming.glossary(answer) or gaming.verse(answer))
+                                    or gaming.glossary(answer) or gaming.verse(answer)
+                                    or gaming.hollow_template(segs, norms))
     if not segs or claimless:
         # each element's own hint and question, the first hint saying why nothing was found
         empty = ("the answer is empty" if not answer.strip() else "no sentence in the answer claims anything (terms, "

@@ -129,7 +129,11 @@ CONDITION = re.compile(r"(?<![a-z])(?:(?:(?:if(?! (?:i|we) (?:remember|recall)| 
                        r"(?:if|when|whenever|once|the moment|as soon as)\s+(?!(?:it|things|this|that|anything|stuff|"
                        r"something|we)\s+(?:is|are|gets?|goes|go|looks?|runs?|becomes?)\s)(?:[\w'-]+\s+){1,8}?"
                        r"(?:is|are|gets?|goes|go|looks?|runs?|becomes?|ends? up|turns? out|comes? out)\s+(?:\w+\s+)?"
-                       r"(?:worse|slower|stuck|higher|longer))")
+                       r"(?:worse|slower|stuck|higher|longer)|"
+                       # a comparison that fails: 'if time per token doesn't beat the speculation-off run'
+                       r"(?:if|when|unless)\s+(?:[\w'-]+\s+){1,8}?(?:doesn'?t|does not|don'?t|do not|fails? to|"
+                       r"can'?t|cannot|won'?t)\s+(?:beat|match|improve on|get back to|come back to|return to|"
+                       r"drop below|fall below|recover))")
 _RELEASE = (r"(?:ship\w*|release\w*|go out|go live|goes live|launch\w*|roll ?out|deploy\w*|migrat\w*|promot\w*|"
             r"expand\w*|(?:re-?)?enabl\w*|comes? back|merg\w*|widen\w*|go wider|go(?:es)? wide|sign(?:ed)? off|"
             r"approv\w*|"

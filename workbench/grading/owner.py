@@ -113,6 +113,11 @@ _VAGUE = {"infra", "infrastructure", "people", "folks", "somebody", "anyone", "e
 # adds the buckets'): a field and a function, so 'the compiler adds' (software) is not one
 _ORG_ACTS = re.compile(r"(?:^|[.;:] )\W*(?:the )?" + ORG + r" (?!is |was |has |does )[a-z]+s ")
 
+# an owner by role in an organisation, acting ('the compiler fusion owner should cap fusion depth'): the organisation
+# in the words before 'owner' makes it a person's role, not a thing's ('the cache owner should evict ...')
+_ORG_OWNER_ACTS = re.compile(r"(?<![a-z])(?:compiler|runtime|serving|platform|kernels?|scheduler|infra)(?:'s)? "
+                             r"(?:[a-z-]+ )?owner (?:should|would|will|must|can|needs to|has to) [a-z]+")
+
 # an organisation named on its own line, as a shorthand answer names its owner ('Serving runtime.')
 _ORG_ALONE = re.compile(r"^\W*(?:the )?" + ORG + r"(?: (?:team|org|group|folks))?\W*$")
 
@@ -221,10 +226,13 @@ def _owner_in(s: str, n: str) -> bool:
         tool = subject[-1] in _TOOLS and not re.search(ORG + "$", " ".join(subject))  # 'serving runtime' is people
         if not set(subject) & (NOT_SUBJECT | _VAGUE) and subject[-1] not in GENERIC and not tool:
             return True
-    if _ORG_ACTS.search(n) or _PAREN_OWNER.search(n) or (cue and _TEAM_OF.search(n)) or _ORG_ALONE.match(n):
+    if _ORG_ACTS.search(n) or _ORG_OWNER_ACTS.search(n) or _PAREN_OWNER.search(n) or (cue and _TEAM_OF.search(n)) \
+            or _ORG_ALONE.match(n):
         return True
-    if re.search(r"(?<![a-z])(?:someone|somebody|whoever)(?![a-z])", n) and not ROLES.search(n):
-        return False
+    vague = re.search(r"(?<![a-z])(?:someone|somebody|whoever)(?![a-z])", n)
+    mine = I_OWN.search(n)
+    if vague and not ROLES.search(n) and not (mine and mine.start() < vague.start()):
+        return False  # ('I'd own it myself and loop in whoever trains the draft': the owner named before the loop)
     return bool(ROLES.search(n) or I_OWN.search(n) or OWNER_LABEL.search(n) or
                 (_named(s) and _NAMED_DOES.search(n)))
 

@@ -70,6 +70,9 @@ _WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine"
 _NUMBERS = {**{w: str(i) for i, w in enumerate(_WORDS, 1)}, **{str(i): w for i, w in enumerate(_WORDS, 1)}}
 
 
+_SEVERAL = r"(?:several|multiple|many|numerous|bunch|lots|handful|couple|whole lot)"
+
+
 @lru_cache(maxsize=8192)
 def phrase(term: str) -> re.Pattern:
     """A phrase as a pattern: each word matched from its start (suffixes free), up to two words between ('than'
@@ -84,7 +87,9 @@ def phrase(term: str) -> re.Pattern:
         if w in _WHOLE_VERBS:  # a short verb keeps its forms ('adds', 'capped', 'cutting'), not other words ('address')
             tail = r"(?:s|es|ed|ing|[a-z](?:ed|ing))?(?![a-z])"
         body = re.escape(stem).replace("'", "'?")  # don't = dont
-        if w == "#":  # any figure: '# iterations' is '6 iterations', '5-6 iterations', '~6 iterations'
+        if w == "several":  # any word for a count of a few: 'a bunch of iterations', 'a handful of steps'
+            body, tail = _SEVERAL, r"(?![a-z])"
+        elif w == "#":  # any figure: '# iterations' is '6 iterations', '5-6 iterations', '~6 iterations'
             body, tail = r"~?\d[\d.,]*(?:-\d[\d.,]*)?(?:k|x)?", r"(?![a-z0-9])"
         elif w in _NUMBERS:  # two = 2, and 2 = two
             body, tail = f"(?:{w}|{_NUMBERS[w]})", r"(?![a-z0-9])"

@@ -14,6 +14,7 @@ from workbench.grading import claims
 from workbench.grading.detectors import Element
 from workbench.grading.drills import Drill
 from workbench.grading.lexicon import DIRECTION, METRICS
+from workbench.grading.spoken import digits
 from workbench.grading.text import bare_run, has, quote
 
 FIGURES = re.compile(r"\d(?:\.\d+)?\s?(?:ms|s|%|x|×)(?![a-z])|\d\s?(?:->|→|to)\s?~?\d")  # a measured change, units
@@ -139,6 +140,7 @@ def workload(segs: list[str], norms: list[str], drill: Drill, stuffed: bool = Fa
     In an answer that explains nothing (``explained`` False: no mechanism found), a sentence that gives the change as
     its own cause ('TTFT p99 rose because of chunked prefill') is a tautology and states no workload either
     (``brief/GAMED.md``: a tautology earns an element only where a real sentence elsewhere states it)."""
+    norms = [digits(n) for n in norms]  # figures said in words, as a transcript gives them, read as digits
     change = claims.change_words(" ".join((drill.prompt, *drill.rubric.change_terms)))
     tail = bool(_TAIL_REGRESSED.search(drill.prompt.lower()))  # the prompt's regression is a tail percentile
     streams = [w for w in drill.rubric.workload_terms if w not in _ANY_WORKLOAD and w not in _NOT_A_STREAM]

@@ -1,0 +1,141 @@
+"""Forms read in writers BN, BO and BP (scored once in round 15 at 6c7fb0e's grader, read in the twenty-first session).
+
+Each answer below is written for this test (no writer's text); each failed on 6c7fb0e:
+* gamed kinds graded above weak: fields said aloud ('Root cause equals ...', 'Owner equals ...'); a checklist that
+  ticks its own elements and asks for 'full marks'; an empty postmortem template whose cause is a list of the drill's
+  terms; a checklist of unticked boxes, each a noun;
+* spoken figures: 'TTFT p99 goes three point six to two ninety seven' states the workload's move;
+* counts in any words: 'across a bunch of iterations' is 'several iterations';
+* wrong causes named in a practitioner's words: a memory leak or a garbage collector for a full KV cache, a newer
+  NCCL build for a link that fell to PCIe, a document 'losing the work it had in flight' for starvation; and 'the
+  block allocator ran out' is the full cache, not the allocator blamed;
+* 'I'd own this myself, and loop in whoever trains the draft' names its owner; 'the compiler fusion owner should cap
+  fusion depth' is an owner by role acting;
+* a way back on a comparison that fails ('if time per token doesn't beat the speculation-off run, switch speculation
+  off'); proof at a 'fixed seed'; NCCL's logs and an all-reduce bandwidth benchmark against a healthy node.
+The spoken-figure cases test the new reader (:mod:`workbench.grading.spoken`) on its own. Not here: another class's
+chain told in three of this prompt's own words is now a misdiagnosis (proof, owner and way back kept), not an answer
+to the other incident: one writer's answer moved (BP-spec-decode-acceptance-5), no case of my own reproduced it.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from workbench.grading.drills import load_drills
+from workbench.grading.grader import grade
+from workbench.grading.spoken import digits
+
+D = load_drills()
+
+
+def _none(drill: str, answer: str) -> None:
+    g = grade(D[drill], answer)
+    assert g.verdict == "weak" and not any(e.present for e in g.elements.values()), g.elements
+
+
+def test_fields_said_aloud_claim_nothing():
+    _none("recompile-storm", "Root cause equals recompile storm. Mechanism equals new shapes, compile, pause. Proof "
+                             "equals same-seed mapping report. Fix equals more buckets. Owner equals ML compiler team. "
+                             "Rollback equals canary, revert if it regresses. Decision equals hold. That is all.")
+
+
+def test_a_checklist_that_asks_for_full_marks_claims_nothing():
+    _none("fairness-starvation", "Let me tick the points the rubric is looking for. Workload: check, the batch stream "
+                                 "regressed. Mechanism: check, the mechanism is strict priority. Proof: a same-seed "
+                                 "run. Owner: the owning team owns it. Rollback: roll back with a canary if it "
+                                 "regresses. Full marks please.")
+
+
+def test_an_empty_postmortem_template_claims_nothing():
+    _none("kv-preemption-storm", "# Incident review\nImpact: chat TTFT p99, goodput, SLO\nDetection: pager, alert, "
+                                 "on-call\nRoot cause: KV cache, 320 blocks, preemption, recompute, admission\n"
+                                 "Evidence: same seed, KV timeline, preemption count\nFix: blocks 4000, max_num_seqs\n"
+                                 "Owner: serving runtime team\nRollback: canary, revert the memory split if it "
+                                 "regresses\nStatus: closed")
+    # control: the same template with a cause that says what causes what keeps its elements
+    told = grade(D["kv-preemption-storm"], "Impact: chat TTFT p99 went from 3.6 to 297 ms.\nRoot cause: the 320-block "
+                                           "cache fills, so running sequences are preempted and must recompute their "
+                                           "prefill, and new prompts wait for blocks.\nEvidence: a same-seed run at "
+                                           "4,000 and 320 blocks with the preemption count.\nOwner: serving runtime "
+                                           "team.\nRollback: revert the memory split if the canary shows preemptions.")
+    assert told.verdict == "strong"
+
+
+def test_a_checklist_of_unticked_nouns_claims_nothing():
+    _none("tp-allreduce-slow-link", "Follow-ups:\n- [ ] NVLink\n- [ ] NCCL_DEBUG=INFO\n- [ ] nvidia-smi topo -m\n"
+                                    "- [ ] all_reduce_perf\n- [ ] same-seed compute vs all-reduce split\n"
+                                    "- [ ] owner: GPU fleet on-call\n- [ ] rollback / canary")
+
+
+@pytest.mark.parametrize(("said", "written"), [
+    ("ttft p99 goes three point six to two ninety seven", "ttft p99 goes 3.6 to 297"),
+    ("docs p99 is twelve ninety, it was nine hundred", "docs p99 is 1290, it was 900"),
+    ("up about four milliseconds, twenty one-ish from seventeen", "up about 4 ms, 21-ish from 17"),
+    ("goodput sixty nine percent, twenty thousand seven hundred tokens", "goodput 69%, 20700 tokens"),
+    ("one bucket for two owners, someone said", "one bucket for two owners, someone said"),
+])
+def test_spoken_figures_read_as_digits(said, written):
+    assert digits(said) == written
+
+
+def test_a_spoken_move_states_the_workload():
+    g = grade(D["kv-preemption-storm"], "So, um, the chat pool's TTFT p99 goes three point six to two ninety seven "
+                                        "after the cache cut.")
+    assert g.elements["workload"].present
+
+
+def test_a_count_in_other_words_is_a_step():
+    g = grade(D["chunked-prefill-ttft"], "The running decodes take their tokens first and the prompt only gets the "
+                                         "remainder, so a long document prompt is chewed through across a bunch of "
+                                         "iterations and its first token waits until the end; under the old setup one "
+                                         "full prefill froze every decode, which was the ITL stall.")
+    assert g.elements["mechanism"].present
+
+
+@pytest.mark.parametrize(("drill", "answer"), [
+    ("kv-preemption-storm", "The second model leaks memory: the cache climbs to 100% and then the runtime has to "
+                            "garbage collect, so requests wait on those pauses and TTFT p99 explodes."),
+    ("tp-allreduce-slow-link", "The new driver ships a newer NCCL build that is slower on all-reduce for our message "
+                               "sizes, so each of the two all-reduces per layer takes longer and every iteration "
+                               "waits for them."),
+    ("priority-budget-starvation", "With priority on, each interactive arrival interrupts the document's prefill, "
+                                   "which starts over from scratch, losing the work it had in flight, so its first "
+                                   "token is pushed back again and again while interactive prompts wait behind "
+                                   "nothing."),
+])
+def test_wrong_causes_in_a_practitioners_words_are_rejected(drill, answer):
+    assert "not the bottleneck class" in grade(D[drill], answer).elements["mechanism"].hint
+
+
+def test_the_block_allocator_running_out_is_the_full_cache():
+    g = grade(D["kv-preemption-storm"], "With 320 blocks the block allocator ran out, so whenever a running sequence "
+                                        "needed one more block the scheduler preempted the youngest one, which must "
+                                        "recompute its whole prefill later, and new prompts wait for blocks, so TTFT "
+                                        "p99 climbs.")
+    assert g.elements["mechanism"].present
+
+
+@pytest.mark.parametrize(("drill", "sentence"), [
+    ("spec-decode-acceptance", "I'd own this myself, and loop in whoever trains the draft model."),
+    ("fusion-memory-bursts", "The compiler fusion owner should cap fusion depth at the MLP's first matmul."),
+])
+def test_owners_named_beside_a_loop_in_or_by_role(drill, sentence):
+    assert grade(D[drill], sentence).elements["owner"].present
+
+
+def test_a_way_back_on_a_comparison_that_fails():
+    g = grade(D["spec-decode-acceptance"], "Try the cutoff on the code tenant first; if time per token doesn't beat "
+                                           "the speculation-off run, switch speculation off.")
+    assert g.elements["rollback"].present
+
+
+@pytest.mark.parametrize(("drill", "sentence"), [
+    ("fairness-starvation", "I'd validate with per-stream wait distributions at a fixed seed across FIFO, WFQ and "
+                            "priority."),
+    ("tp-allreduce-slow-link", "I'd confirm it with NCCL's info-level logs and an all-reduce bandwidth benchmark "
+                               "against a healthy node."),
+])
+def test_proofs_in_other_words(drill, sentence):
+    assert grade(D[drill], sentence).elements["artifact"].present
+
