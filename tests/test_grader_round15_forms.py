@@ -12,7 +12,8 @@ Each answer below is written for this test (no writer's text); each failed on 6c
 * 'I'd own this myself, and loop in whoever trains the draft' names its owner; 'the compiler fusion owner should cap
   fusion depth' is an owner by role acting;
 * a way back on a comparison that fails ('if time per token doesn't beat the speculation-off run, switch speculation
-  off'); proof at a 'fixed seed'; NCCL's logs and an all-reduce bandwidth benchmark against a healthy node.
+  off'); proof at a 'fixed seed'; NCCL's logs and an all-reduce bandwidth benchmark against a healthy node; a new
+  value shipped to a canary ('canary a 2,048 budget') is the fix proposed.
 The spoken-figure cases test the new reader (:mod:`workbench.grading.spoken`) on its own. Not here: another class's
 chain told in three of this prompt's own words is now a misdiagnosis (proof, owner and way back kept), not an answer
 to the other incident: one writer's answer moved (BP-spec-decode-acceptance-5), no case of my own reproduced it.
@@ -139,3 +140,11 @@ def test_a_way_back_on_a_comparison_that_fails():
 def test_proofs_in_other_words(drill, sentence):
     assert grade(D[drill], sentence).elements["artifact"].present
 
+
+
+def test_a_new_value_shipped_to_a_canary_is_the_fix_proposed():
+    g = grade(D["chunked-prefill-ttft"], "Canary a 2,048 budget, and flip the scheduler back to the old config if TTFT "
+                                         "p99 is worse than baseline on the canary.")
+    assert g.elements["fix"].present and g.elements["rollback"].present
+    # control: the change itself canaried is a release plan, not a fix
+    assert not grade(D["chunked-prefill-ttft"], "Canary it and revert if TTFT p99 regresses.").elements["fix"].present

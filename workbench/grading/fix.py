@@ -333,6 +333,9 @@ def _proposes_none(n: str, drill: Drill) -> bool:
     return bool(_FORMULA.search(n) or TEXTBOOK.search(n) or _other_fix(n, drill) or _UNSURE.search(n) or menu)
 
 
+_CANARY_VALUE = re.compile(r"(?<![a-z])canary (?:a |an |the )?(?:new |larger |bigger |smaller |higher |lower )?~?\d")
+
+
 def fix_sentence(s: str, n: str, drill: Drill, words: frozenset[str], asked: bool = False) -> bool:
     """Does this one sentence propose a bounded fix on the drill's fix vocabulary (the rule, sentence by sentence)?
     ``asked``: it answers the answer's own question heading ('What's the fix?'), which labels it as a 'Fix:' would."""
@@ -340,8 +343,8 @@ def fix_sentence(s: str, n: str, drill: Drill, words: frozenset[str], asked: boo
         # a decision may be the fix itself when it undoes the change ('decision: revert to WFQ; ...'); a rollback
         # line never is
         return bool(_DECISION_LABEL.match(n)) and reverts(without_rollbacks(n), drill.rubric.revert_terms)
-    if sweep(n, drill):
-        return True
+    if sweep(n, drill) or _CANARY_VALUE.search(n) and has(n, drill.rubric.fix_terms + drill.rubric.fix_plain):
+        return True  # ('canary a 2,048 budget': the new value, shipped to a canary, is the fix proposed)
     proof = PROOF.search(_without_gates(n))
     if proof and not _FIX_NOUN.search(n):
         # it proposes evidence ('I'd get a same-seed run of ...') and names no fix, unless a clause before the proof's
