@@ -25,8 +25,8 @@ from workbench.grading.evaluate import GOALS, evaluate, load_corpus
 from workbench.grading.grader import grade
 
 LABELS = Path(__file__).parent / "grader_labels"
-NEXT = ("BQ", "BS", "BT", "BU", "BV")  # stored for later final scores (grader_eval.py leaves them out too)
-FINAL = "BR"  # held out: never read, never scored; round 16 scores it with BQ, BS and BT
+NEXT = ("BU",)  # stored for later final scores (grader_eval.py leaves them out too)
+FINAL = "BV"  # held out: never read, never scored; round 17 scores it with BU
 BELOW_GOAL: dict[str, float] = {}  # elements whose floor is below the goal, with the reason beside it (none now)
 
 

@@ -346,6 +346,11 @@ def _change_off(n: str, drill: Drill | None) -> bool:
     return bool(off.search(n))
 
 
+# a way back on nothing named: 'revert if regresses', 'roll back if it regresses' (a keyword soup's phrase: no metric,
+# no canary, no threshold says what regresses; 'if it regresses past baseline' names one)
+_VAGUE_REGRESSION = re.compile(r"(?<![a-z])(?:(?:auto-?)?revert|roll ?back|rollback|go back|switch back|flip back)"
+                               r"\w*,? (?:if|on|when|whenever) (?:it |things |anything |something )?regress\w*"
+                               r"(?! (?:on|in|beyond|past|above|over|by|against|versus|vs)\b)")
 # a release held on the diagnosis, not on a validation of the release ('hold until root cause is confirmed')
 _ON_DIAGNOSIS = re.compile(r"(?<![a-z])(?:until|till|unless|once)\s+(?:the |we |i )?(?:have |know |find )?(?:the )?"
                            r"(?:root cause|cause|diagnosis|culprit)(?: is| has been| gets)?\s*(?:confirmed|known|found|"
@@ -356,7 +361,7 @@ def rollback(segs: list[str], norms: list[str], stuffed: bool, drill: Drill | No
     for s, n in zip(segs, norms, strict=True):
         if stuffed and bare_run(n) or n.rstrip().endswith("?"):
             continue  # (a way back asked, 'should we roll back if canary p99 stays above 1.5 ms?', is not planned)
-        n = _ON_DIAGNOSIS.sub(" ", n)
+        n = _VAGUE_REGRESSION.sub(" ", _ON_DIAGNOSIS.sub(" ", n))
         if GATE.search(n) or GATE_FIRST.search(n) or HELD.search(n) or tied_way_back(n) or _TRIGGER.search(n) \
                 or _change_off(n, drill):
             return Element(True, quote(s), "")

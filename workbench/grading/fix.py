@@ -13,9 +13,10 @@ import re
 
 from workbench.grading.detectors import Element
 from workbench.grading.drills import Drill
-from workbench.grading.fix_forms import CONFIG_CHANGE, LABEL_ALONE, base_forms, gerunds, sweep
+from workbench.grading.fix_forms import CONFIG_CHANGE, LABEL_ALONE, base_forms, by_pronoun, canaried, gerunds, sweep
 from workbench.grading.lexicon import (
     ACTIONS,
+    CONDITION,
     FIX_LABEL,
     FIX_MARKER,
     FIX_QUESTION,
@@ -168,7 +169,8 @@ _UNSURE = re.compile(r"(?<![a-z])(?:not (?:really |entirely |totally |quite )?su
 
 
 _FORMULA = re.compile(r"^\W*[\w.]+\s?=\s?[\w.()]+\s?[*/]\s?[\w.(]")  # a line that opens on the formula
-_NEXT_ACT = re.compile(r", (?:and )?(?:then )?(?=(?:have|get|ask|" + "|".join(sorted(_ACTION_FIRST)) + r")(?![a-z]))")
+_NEXT_ACT = re.compile(r", (?:and )?(?:then )?(?:(?:the |our )?(?:[\w'-]+ ){1,8}?(?:should|will|would|must|needs? to|"
+                       r"has to|can) )?(?=(?:have|get|ask|" + "|".join(sorted(_ACTION_FIRST)) + r")(?![a-z]))")
 _CLAUSE_BREAK = re.compile(r", and (?:then |also )?(?=[a-z])|; |, then ")
 _SEMICOLON = re.compile(r"; ")
 
@@ -333,18 +335,20 @@ def _proposes_none(n: str, drill: Drill) -> bool:
     return bool(_FORMULA.search(n) or TEXTBOOK.search(n) or _other_fix(n, drill) or _UNSURE.search(n) or menu)
 
 
-_CANARY_VALUE = re.compile(r"(?<![a-z])canary (?:a |an |the )?(?:new |larger |bigger |smaller |higher |lower )?~?\d")
-
-
 def fix_sentence(s: str, n: str, drill: Drill, words: frozenset[str], asked: bool = False) -> bool:
     """Does this one sentence propose a bounded fix on the drill's fix vocabulary (the rule, sentence by sentence)?
     ``asked``: it answers the answer's own question heading ('What's the fix?'), which labels it as a 'Fix:' would."""
     if ROLLBACK_LABEL.match(n) or OTHER_LABEL.match(n):
         # a decision may be the fix itself when it undoes the change ('decision: revert to WFQ; ...'); a rollback
         # line never is
-        return bool(_DECISION_LABEL.match(n)) and reverts(without_rollbacks(n), drill.rubric.revert_terms)
-    if sweep(n, drill) or _CANARY_VALUE.search(n) and has(n, drill.rubric.fix_terms + drill.rubric.fix_plain):
-        return True  # ('canary a 2,048 budget': the new value, shipped to a canary, is the fix proposed)
+        # (its first clause, unconditional, before a second one, may be that undoing: 'decision: we revert to
+        # weighted fair queueing today, and strict priority doesn't come back until ...')
+        cut = _CLAUSE_BREAK.search(n)
+        first = n[:cut.start()] if cut and not CONDITION.search(n, 0, cut.start()) else ""
+        return bool(_DECISION_LABEL.match(n)) and (reverts(without_rollbacks(n), drill.rubric.revert_terms)
+                                                   or reverts(first, drill.rubric.revert_terms))
+    if sweep(n, drill) or canaried(n, drill):
+        return True
     proof = PROOF.search(_without_gates(n))
     if proof and not _FIX_NOUN.search(n):
         # it proposes evidence ('I'd get a same-seed run of ...') and names no fix, unless a clause before the proof's
@@ -411,6 +415,9 @@ def fix(segs: list[str], norms: list[str], drill: Drill, stuffed: bool, argued: 
         note = argued and i > 0 and not stuffed and _shorthand(n, terms)  # read as a 'Fix:' line would be
         if (note and fix_sentence(s, n, drill, words, asked=True)) or (CONFIG_CHANGE.match(n) and (
                 has(n.replace("_", "-"), terms) or _names(n, words))):  # a value's 'least_loaded' is 'least-loaded'
+            found.append((1, s))
+            continue
+        if i > 0 and by_pronoun(n, norms[i - 1], drill):
             found.append((1, s))
             continue
         if fix_sentence(s, n, drill, words, asked=asked):

@@ -1,5 +1,6 @@
 """How a fix may be written besides a sentence that proposes it: a pasted config line, a label alone on its line
-with the change on the next, a proposing -ing form of one of the drill's fix verbs, and a sweep over named values.
+with the change on the next, a proposing -ing form of one of the drill's fix verbs, a sweep over named values, the fix
+shipped to a canary, and a setting's value given by pronoun.
 
 Helpers of :mod:`workbench.grading.fix`, kept apart so that module stays one page of rules.
 """
@@ -70,3 +71,32 @@ def sweep(n: str, drill: Drill) -> bool:
     if len(re.findall(r"(?<![\w.])\d[\d,.]*", n)) < 2:
         return False
     return bool(has(n, knobs) or _PICK.search(n))
+
+
+# the fix shipped to a canary, named after the verb: 'canary a 2,048 budget', 'canary least-loaded dispatch at 10%'
+# (not the canary as a thing: 'the canary's p99', 'if the canary passes 7 ms', 'run it as a canary against ...')
+_CANARIED = re.compile(r"(?:^\W*|[,;:.(]\s*|(?<![a-z])(?:i'?d|we|to|should|will|would|then|and|first|let's|now) )"
+                       r"canary (?:with |on )?(?:a |an |the )?(?:new |larger |bigger |smaller |higher |lower )?"
+                       r"(?=[~\d]|(?!(?:p\d|latency|tail|ttft|tpot|itl|goodput|is|are|was|shows?|looks?|runs?|"
+                       r"traffic|results?|metrics?|whose|pool|tenant|stream|group|fleet|node|and|or|against|with|for|"
+                       r"of|to|in|at|first|if|when|before|after|until|that|which|it|them|this|phase|period|window|"
+                       r"rollout|release|stage)(?![a-z]))[a-z])")
+
+
+def canaried(n: str, drill: Drill) -> bool:
+    """Does the sentence ship one of the drill's fixes to a canary ('canary a 2,048 budget'): the fix proposed, its
+    trial named with it? The change itself canaried ('canary it and revert if ...') is a release plan."""
+    m = _CANARIED.search(n)
+    return bool(m) and bool(has(n[m.start():m.end() + 40], drill.rubric.fix_terms + drill.rubric.fix_plain))
+
+
+# a knob's new value given by pronoun: 'The runtime team should own the budget setting. I would increase it to around
+# 2,000 tokens.'
+_PRONOUN_TO = re.compile(r"(?<![a-z])(?:increas|rais|bump|set|lower|reduc|cap|chang|mov|lift|doubl|grow|put)\w* "
+                         r"(?:it|that|this|them)(?: up| back| down)? to (?:about |around |roughly |~)?\d")
+
+
+def by_pronoun(n: str, before: str, drill: Drill) -> bool:
+    """Does the sentence set a value by pronoun ('increase it to around 2,000') right after a sentence that names one
+    of the drill's settings of degree (``before``)? The pronoun is that setting."""
+    return bool(_PRONOUN_TO.search(n)) and bool(has(before, drill.rubric.fix_knobs))

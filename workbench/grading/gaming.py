@@ -6,7 +6,8 @@
 * ``shotgun``: a menu of causes, as a list or as a run of 'it could be ...' hedges, and no pick among them;
 * ``config_dump``: a pasted config or report of 'key: value' lines with no sentence that claims; ``record``: a JSON
   object of fields;
-* ``hollow_template``: a template's sections or a checklist's boxes filled with the drill's terms;
+* ``hollow_template``: a template's sections, a table's rows or a checklist's boxes filled with the drill's terms;
+  ``code_only``: the elements in a code block's comments, nothing argued outside it;
 * ``glossary``: the drill's words defined under a glossary's heading; ``verse``: the drill's words set to rhyme.
 
 A grader that counts vocabulary credits all of them; :func:`workbench.grading.grader.grade` gives each nothing and
@@ -187,13 +188,33 @@ def config_dump(segs: list[str], norms: list[str]) -> bool:
 _CAUSE_LABEL = re.compile(r"^\W*(?:root cause|cause|causes|mechanism|why|diagnosis)\s?:")
 _UNTICKED = re.compile(r"^\W{0,3}\[\s?\]")
 _ARROW = re.compile(r"->|\u2192|=>")
+_ROW = re.compile(r"^\s*\|\s*([a-z][a-z /&-]{0,30}?)\s*\|\s*(.*?)\s*\|?\s*$")
+_RULE_ROW = re.compile(r"^\s*\|?[\s:|-]*-{3}[\s:|-]*$")
+_FENCE = re.compile(r"^\s*(?:```|~~~)")
+
+
+def code_only(text: str) -> bool:
+    """Is the answer a fenced code block of four lines or more, its elements in comments or strings, with no sentence
+    that claims outside the fence? Code and its comments are where an answer's words sit, not what it argues."""
+    inside, fenced, prose = False, 0, []
+    for line in text.splitlines():
+        if _FENCE.match(line):
+            inside = not inside
+            continue
+        if inside:
+            fenced += bool(line.strip())
+        elif line.strip():
+            prose.append(line.lower())
+    return fenced >= 4 and not any(claims_something(p) for p in prose)
 
 
 def hollow_template(segs: list[str], norms: list[str]) -> bool:
-    """Is the answer an empty template: five label lines or more, seven lines in ten of it (headings aside), its
-    cause's line a list of three terms or more with no verb and no arrow, and at most one line of all claiming; or a
-    checklist of five unticked boxes or more, at most one of them claiming? Headings and items name the drill's
-    things; nothing in it says what causes what."""
+    """Is the answer an empty template: five label lines or more (a table's rows among them), seven lines in ten of it
+    (headings aside), its cause's line a list of three terms or more with no verb and no arrow, and at most one line of
+    all claiming; or a checklist of five unticked boxes or more, at most one of them claiming? Headings and items name
+    the drill's things; nothing in it says what causes what."""
+    # (a table's rows read as label lines: '| Mechanism | acceptance 0.80 / 0.30, ... |' is 'mechanism: ...')
+    norms = [_ROW.sub(r"\1: \2", n) for n in norms if not _RULE_ROW.match(n)]
     body = [n for n in norms if not n.lstrip().startswith("#")]
     told = sum(claims_something(n) for n in body)
     if told > 1:

@@ -49,7 +49,7 @@ ACTIONS = ("fix", "add", "lower", "raise", "switch", "move", "cap", "set", "use"
            "dispatch", "serve", "host", "send", "steer", "distribute", "isolate", "dedicate", "offload", "migrate",
            "relocate", "balance", "load-balance", "load balance", "scale out", "scale up", "rate-limit", "rate limit",
            "teach", "derive", "tries", "dial", "decrease", "tighten", "open", "spin up", "stand up", "provision",
-           "merge", "prepare", "drain", "cordon", "retrain", "fine-tune", "take", "restart", "turn")
+           "merge", "prepare", "drain", "cordon", "retrain", "fine-tune", "take", "restart", "turn", "trial", "pilot")
 # a plan, posture or strategy for rolling back named, with nothing said of it, is no way back ('ship once it is
 # addressed, with a rollback plan in place')
 _NAMED_ONLY = (r"(?! (?:plan|posture|strategy|story|procedure|process)s? (?:in place|ready|aligned|defined|agreed|"
@@ -367,7 +367,8 @@ TURNED = re.compile(r"(?<![a-z])(?:smaller|lower|lowers|lowering|reduc\w*|decrea
                     r"up|down)(?![a-z])")
 # ... and how far: a value (not a metric's name: 'p95'), or the setting it had before ('max_delay back to 2 ms',
 # 'restore the old split')
-TURNED_TO = re.compile(r"(?<![a-z\d])\d|(?<![a-z])(?:one|two|three|four|five|six|eight|ten|twice|double|half|back to|"
+TURNED_TO = re.compile(r"(?<![a-z\d])\d|(?<![a-z])(?:zero|one|two|three|four|five|six|eight|ten|twice|double|half|"
+                       r"back to|"
                        r"previous|old|original|default|baseline|before the change|restor\w*|undo\w*|go back|"
                        # 'give the cache back its memory': restored
                        r"(?:give|gives|giving|gave|given|hand|hands|handing|handed)(?: \w+){0,3} back)(?![a-z])")
