@@ -80,20 +80,6 @@ def test_spoken_figures_read_as_digits(said, written):
     assert digits(said) == written
 
 
-def test_a_spoken_move_states_the_workload():
-    g = grade(D["kv-preemption-storm"], "So, um, the chat pool's TTFT p99 goes three point six to two ninety seven "
-                                        "after the cache cut.")
-    assert g.elements["workload"].present
-
-
-def test_a_count_in_other_words_is_a_step():
-    g = grade(D["chunked-prefill-ttft"], "The running decodes take their tokens first and the prompt only gets the "
-                                         "remainder, so a long document prompt is chewed through across a bunch of "
-                                         "iterations and its first token waits until the end; under the old setup one "
-                                         "full prefill froze every decode, which was the ITL stall.")
-    assert g.elements["mechanism"].present
-
-
 @pytest.mark.parametrize(("drill", "answer"), [
     ("kv-preemption-storm", "The second model leaks memory: the cache climbs to 100% and then the runtime has to "
                             "garbage collect, so requests wait on those pauses and TTFT p99 explodes."),
@@ -109,37 +95,34 @@ def test_wrong_causes_in_a_practitioners_words_are_rejected(drill, answer):
     assert "not the bottleneck class" in grade(D[drill], answer).elements["mechanism"].hint
 
 
-def test_the_block_allocator_running_out_is_the_full_cache():
-    g = grade(D["kv-preemption-storm"], "With 320 blocks the block allocator ran out, so whenever a running sequence "
-                                        "needed one more block the scheduler preempted the youngest one, which must "
-                                        "recompute its whole prefill later, and new prompts wait for blocks, so TTFT "
-                                        "p99 climbs.")
-    assert g.elements["mechanism"].present
-
-
-@pytest.mark.parametrize(("drill", "sentence"), [
-    ("spec-decode-acceptance", "I'd own this myself, and loop in whoever trains the draft model."),
-    ("fusion-memory-bursts", "The compiler fusion owner should cap fusion depth at the MLP's first matmul."),
+@pytest.mark.parametrize(("drill", "element", "answer"), [
+    # a spoken move states the workload
+    ("kv-preemption-storm", "workload", "So, um, the chat pool's TTFT p99 goes three point six to two ninety seven "
+                                        "after the cache cut."),
+    # a count in other words is a step: 'across a bunch of iterations' is 'several iterations'
+    ("chunked-prefill-ttft", "mechanism", "The running decodes take their tokens first and the prompt only gets the "
+                                          "remainder, so a long document prompt is chewed through across a bunch of "
+                                          "iterations and its first token waits until the end; under the old setup "
+                                          "one full prefill froze every decode, which was the ITL stall."),
+    # the block allocator running out is the full cache, not the allocator blamed
+    ("kv-preemption-storm", "mechanism", "With 320 blocks the block allocator ran out, so whenever a running sequence "
+                                         "needed one more block the scheduler preempted the youngest one, which must "
+                                         "recompute its whole prefill later, and new prompts wait for blocks, so TTFT "
+                                         "p99 climbs."),
+    # owners beside a loop-in, or by role
+    ("spec-decode-acceptance", "owner", "I'd own this myself, and loop in whoever trains the draft model."),
+    ("fusion-memory-bursts", "owner", "The compiler fusion owner should cap fusion depth at the MLP's first matmul."),
+    # a way back on a comparison that fails
+    ("spec-decode-acceptance", "rollback", "Try the cutoff on the code tenant first; if time per token doesn't beat "
+                                           "the speculation-off run, switch speculation off."),
+    # proofs in other words
+    ("fairness-starvation", "artifact", "I'd validate with per-stream wait distributions at a fixed seed across FIFO, "
+                                        "WFQ and priority."),
+    ("tp-allreduce-slow-link", "artifact", "I'd confirm it with NCCL's info-level logs and an all-reduce bandwidth "
+                                           "benchmark against a healthy node."),
 ])
-def test_owners_named_beside_a_loop_in_or_by_role(drill, sentence):
-    assert grade(D[drill], sentence).elements["owner"].present
-
-
-def test_a_way_back_on_a_comparison_that_fails():
-    g = grade(D["spec-decode-acceptance"], "Try the cutoff on the code tenant first; if time per token doesn't beat "
-                                           "the speculation-off run, switch speculation off.")
-    assert g.elements["rollback"].present
-
-
-@pytest.mark.parametrize(("drill", "sentence"), [
-    ("fairness-starvation", "I'd validate with per-stream wait distributions at a fixed seed across FIFO, WFQ and "
-                            "priority."),
-    ("tp-allreduce-slow-link", "I'd confirm it with NCCL's info-level logs and an all-reduce bandwidth benchmark "
-                               "against a healthy node."),
-])
-def test_proofs_in_other_words(drill, sentence):
-    assert grade(D[drill], sentence).elements["artifact"].present
-
+def test_an_element_in_other_words(drill, element, answer):
+    assert grade(D[drill], answer).elements[element].present
 
 
 def test_a_new_value_shipped_to_a_canary_is_the_fix_proposed():
