@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from workbench.config import Arrivals, Batching, Scenario, Scheduler, Service, Stream
+from workbench.grading.drills import load_drills
+from workbench.grading.grader import grade
 from workbench.hardware import Hardware
 from workbench.service_model import Requests
 
@@ -87,3 +89,9 @@ def plan_scenarios(rates=(200.0, 5000.0), batching=("none", "dynamic"), placemen
                         scheduler=Scheduler(placement=draw(st.sampled_from(list(placements)))), model=model)
 
     return draw_one()
+
+
+def assert_claims_nothing(drill_id: str, answer: str) -> None:
+    """The answer, graded for the built-in drill ``drill_id``, is weak with no element found (a gamed form)."""
+    g = grade(load_drills()[drill_id], answer)
+    assert g.verdict == "weak" and not any(e.present for e in g.elements.values()), g.elements

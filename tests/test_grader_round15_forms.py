@@ -1,4 +1,4 @@
-"""Forms read in writers BN, BO and BP (scored once in round 15 at 6c7fb0e's grader, read in the twenty-first session).
+"""Forms read in writers BN, BO and BP (scored once in round 15 at d90f50c, read in the twenty-first session).
 
 Each answer below is written for this test (no writer's text); each failed on 6c7fb0e:
 * gamed kinds graded above weak: fields said aloud ('Root cause equals ...', 'Owner equals ...'); a checklist that
@@ -14,14 +14,15 @@ Each answer below is written for this test (no writer's text); each failed on 6c
 * a way back on a comparison that fails ('if time per token doesn't beat the speculation-off run, switch speculation
   off'); proof at a 'fixed seed'; NCCL's logs and an all-reduce bandwidth benchmark against a healthy node; a new
   value shipped to a canary ('canary a 2,048 budget') is the fix proposed.
-The spoken-figure cases test the new reader (:mod:`workbench.grading.spoken`) on its own. Not here: another class's
-chain told in three of this prompt's own words is now a misdiagnosis (proof, owner and way back kept), not an answer
-to the other incident: one writer's answer moved (BP-spec-decode-acceptance-5), no case of my own reproduced it.
+The spoken-figure cases test the new reader (:mod:`workbench.grading.spoken`) on its own. (Tried and taken back:
+another class's chain told in three of this prompt's words read as a misdiagnosis; it let five reference answers
+handed in for other drills earn partial, which ``test_grader_cross_drill.py`` caught.)
 """
 
 from __future__ import annotations
 
 import pytest
+from helpers import assert_claims_nothing as _none
 
 from workbench.grading.drills import load_drills
 from workbench.grading.grader import grade
@@ -29,10 +30,6 @@ from workbench.grading.spoken import digits
 
 D = load_drills()
 
-
-def _none(drill: str, answer: str) -> None:
-    g = grade(D[drill], answer)
-    assert g.verdict == "weak" and not any(e.present for e in g.elements.values()), g.elements
 
 
 def test_fields_said_aloud_claim_nothing():

@@ -14,16 +14,13 @@ Each answer below is written for this test (no writer's text); each case fails o
 from __future__ import annotations
 
 import pytest
+from helpers import assert_claims_nothing as _none
 
 from workbench.grading.drills import load_drills
 from workbench.grading.grader import grade
 
 D = load_drills()
 
-
-def _none(drill: str, answer: str) -> None:
-    g = grade(D[drill], answer)
-    assert g.verdict == "weak" and not any(e.present for e in g.elements.values()), g.elements
 
 
 def test_a_way_back_on_nothing_named_is_no_rollback():

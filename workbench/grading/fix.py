@@ -335,18 +335,22 @@ def _proposes_none(n: str, drill: Drill) -> bool:
     return bool(_FORMULA.search(n) or TEXTBOOK.search(n) or _other_fix(n, drill) or _UNSURE.search(n) or menu)
 
 
+def _decision_reverts(n: str, drill: Drill) -> bool:
+    """Is the line a decision that is the fix itself, undoing the change ('decision: revert to WFQ; ...'), in the whole
+    line or in its first clause, unconditional, before a second one ('decision: we revert to weighted fair queueing
+    today, and strict priority doesn't come back until ...')?"""
+    if not _DECISION_LABEL.match(n):
+        return False
+    cut = _CLAUSE_BREAK.search(n)
+    first = n[:cut.start()] if cut and not CONDITION.search(n, 0, cut.start()) else ""
+    return reverts(without_rollbacks(n), drill.rubric.revert_terms) or reverts(first, drill.rubric.revert_terms)
+
+
 def fix_sentence(s: str, n: str, drill: Drill, words: frozenset[str], asked: bool = False) -> bool:
     """Does this one sentence propose a bounded fix on the drill's fix vocabulary (the rule, sentence by sentence)?
     ``asked``: it answers the answer's own question heading ('What's the fix?'), which labels it as a 'Fix:' would."""
     if ROLLBACK_LABEL.match(n) or OTHER_LABEL.match(n):
-        # a decision may be the fix itself when it undoes the change ('decision: revert to WFQ; ...'); a rollback
-        # line never is
-        # (its first clause, unconditional, before a second one, may be that undoing: 'decision: we revert to
-        # weighted fair queueing today, and strict priority doesn't come back until ...')
-        cut = _CLAUSE_BREAK.search(n)
-        first = n[:cut.start()] if cut and not CONDITION.search(n, 0, cut.start()) else ""
-        return bool(_DECISION_LABEL.match(n)) and (reverts(without_rollbacks(n), drill.rubric.revert_terms)
-                                                   or reverts(first, drill.rubric.revert_terms))
+        return _decision_reverts(n, drill)  # a rollback line never is a fix; a decision may be
     if sweep(n, drill) or canaried(n, drill):
         return True
     proof = PROOF.search(_without_gates(n))
