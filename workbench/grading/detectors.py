@@ -238,7 +238,7 @@ def _gate_only(n: str) -> bool:
 
 # 'run' the verb of the workload ('batches run a quarter longer', 'they run on the generic path'), not a run made
 _RUNS_ON = re.compile(r"(?<![a-z])(?:batch|batches|requests?|kernels?|cores?|jobs?|it|they|blocks?|models?|prompts?|"
-                      r"decodes?|prefills?|ops|steps|slices?|docs|documents?|tokens?)\s(?:\w+\s)?runs?(?![a-z])")
+                      r"decodes?|prefills?|ops|steps|slices?|docs|documents?|tokens?|who|teams?)\s(?:\w+\s)?runs?(?![a-z])")
 
 
 # a proof proposed as a procedure, its noun left out: 'proof: same-seed runs of ...', 'I'd prove it by running ...'
@@ -338,7 +338,7 @@ def _change_off(n: str, drill: Drill | None) -> bool:
     off = re.compile(r"(?<![a-z])(?:disabl\w*|turn\w* off|switch\w* off|off|stop\w*|drop\w*|remov\w*|kill\w*) "
                      r"(?:the |all |any )?(?:[\w-]+ ){0,2}?" + change + r"(?![a-z])|"
                      # ... or the change between: 'switch speculation off', 'turn the draft model off'
-                     r"(?<![a-z])(?:disabl\w*|turn\w*|switch\w*|shut\w*|flip\w*) (?:the |all |any )?"
+                     r"(?<![a-z])(?:disabl\w*|turn\w*|switch\w*|shut\w*|flip\w*|put\w*) (?:the |all |any )?"
                      r"(?:[\w-]+ ){0,2}?" + change + r"(?: [\w-]+){0,2}? off(?![a-z])|"
                      # ... or the change first: 'speculation goes off on the canary if ...'
                      r"(?<![a-z])" + change + r" (?:goes|gets|is|will go|will be|would go|turns|switches|is turned|"

@@ -224,7 +224,12 @@ _IN_ITS_PLACE = re.compile(r"(?<![a-z])(?:instead|rather|but)(?![a-z])")
 # an opinion, not a proposal: 'I'd guess it spills', 'what I'd normally accept as noise' ('I'd' proposes nothing here)
 _OPINION = re.compile(r"(?<![a-z])(?:i'd|i would|we'd|we would|i'll|i will)\s(?:\w+\s)?(?:guess|think|say|suspect|"
                       r"imagine|assume|accept|argue|agree|doubt|wonder|describe|consider|call)(?![a-z])")
+# ... and a guess at what will happen is no proposal at all, to its clause's end: 'I'd guess we end up rolling it back'
+_GUESSED = re.compile(r"(?<![a-z])(?:i'd|i would|we'd|we would)\s(?:\w+\s)?(?:guess|imagine|wonder|doubt)"
+                      r"(?![a-z])[^.;]*")
 _DECISION_LABEL = re.compile(r"^\s*(?:release decision|release|decision)\s*:")
+_DECIDED = re.compile(r"^\s*(?:release decision|decision)\s*:")  # what is decided, not a release's plan
+_IF_WORD = re.compile(r"(?<![a-z])(?:if|when|whenever|unless|once|until|till|as soon as|after|before)(?![a-z])")
 
 
 _OR = re.compile(r"(?<![a-z])(?:or|either|alternatively)(?![a-z])|/")
@@ -335,24 +340,45 @@ def _proposes_none(n: str, drill: Drill) -> bool:
     return bool(_FORMULA.search(n) or TEXTBOOK.search(n) or _other_fix(n, drill) or _UNSURE.search(n) or menu)
 
 
-def _decision_reverts(n: str, drill: Drill) -> bool:
-    """Is the line a decision that is the fix itself, undoing the change ('decision: revert to WFQ; ...'), in the whole
+def _first_clause(n: str) -> str:
+    """The line's first clause where it is unconditional and another follows ('switch back to WFQ, and keep strict
+    priority off until ...'); '' otherwise."""
+    cut = _CLAUSE_BREAK.search(n)
+    return n[:cut.start()] if cut and not CONDITION.search(n, 0, cut.start()) else ""
+
+
+def _first_clause_reverts(n: str, drill: Drill) -> bool:
+    """Does the line undo the change in a first clause of its own, before the way back that follows ('I'd switch back
+    to weighted fair queueing, and keep strict priority off until a test shows both streams meet their targets')?"""
+    return reverts(_first_clause(n), drill.rubric.revert_terms)
+
+
+def _decision_fix(n: str, drill: Drill) -> bool:
+    """Is the line a decision that is the fix itself: undoing the change ('decision: revert to WFQ; ...'), in the whole
     line or in its first clause, unconditional, before a second one ('decision: we revert to weighted fair queueing
-    today, and strict priority doesn't come back until ...')?"""
+    today, and strict priority doesn't come back until ...'), or naming the fix as what is decided before any
+    condition ('decision: this node is out of the pool; it returns only when ...')?"""
     if not _DECISION_LABEL.match(n):
         return False
-    cut = _CLAUSE_BREAK.search(n)
-    first = n[:cut.start()] if cut and not CONDITION.search(n, 0, cut.start()) else ""
-    return reverts(without_rollbacks(n), drill.rubric.revert_terms) or reverts(first, drill.rubric.revert_terms)
+    if reverts(without_rollbacks(n), drill.rubric.revert_terms) or _first_clause_reverts(n, drill):
+        return True
+    if not _DECIDED.match(n):
+        return False
+    body = _AS_IS.sub(lambda m: " " * len(m.group()), _DECISION_LABEL.sub(" ", n))
+    body = body[:m.start()] if (m := _CLAUSE_BREAK.search(body)) else body
+    body = body[:m.start()] if (m := _IF_WORD.search(body)) else body
+    terms = drill.rubric.fix_terms + drill.rubric.fix_plain
+    return content_words(body) >= 2 and not unbounded(body, drill) and \
+        any(not negated(body, t) for t in terms if phrase(t).search(body))
 
 
 def fix_sentence(s: str, n: str, drill: Drill, words: frozenset[str], asked: bool = False) -> bool:
     """Does this one sentence propose a bounded fix on the drill's fix vocabulary (the rule, sentence by sentence)?
     ``asked``: it answers the answer's own question heading ('What's the fix?'), which labels it as a 'Fix:' would."""
     if ROLLBACK_LABEL.match(n) or OTHER_LABEL.match(n):
-        return _decision_reverts(n, drill)  # a rollback line never is a fix; a decision may be
-    if sweep(n, drill) or canaried(n, drill):
-        return True
+        return _decision_fix(n, drill)  # a rollback line never is a fix; a decision may be
+    if sweep(n, drill) or canaried(n, drill) or tied_way_back(n) and _first_clause_reverts(n, drill):
+        return True  # (the change undone in a clause of its own before the way back: 'go back to WFQ, and keep ...')
     proof = PROOF.search(_without_gates(n))
     if proof and not _FIX_NOUN.search(n):
         # it proposes evidence ('I'd get a same-seed run of ...') and names no fix, unless a clause before the proof's
@@ -369,7 +395,7 @@ def fix_sentence(s: str, n: str, drill: Drill, words: frozenset[str], asked: boo
         return False
     if tied_way_back(n):  # the conditional way back is the rollback's; what else the sentence proposes may be the fix
         n = without_rollbacks(n)
-    for p in (_AS_IS, _OPINION, _ROLLOUT):
+    for p in (_AS_IS, _GUESSED, _OPINION, _ROLLOUT):
         n = p.sub(lambda m: " " * len(m.group()), n)
     body = re.sub(r"^\s*[a-z /&]{1,30}:\s", " ", n)  # past a 'Fix:' label, which is no action by itself
     if content_words(body) < 2 or unbounded(body, drill):

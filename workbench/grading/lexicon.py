@@ -26,7 +26,7 @@ EVIDENCE_NOUNS = ("report", "breakdown", "trace", "replay", "histogram", "load t
                   "a/b", "ab test", "comparison", "compare", "cdf", "profile table", "table", "export", "experiment",
                   "repro", "rerun", "re-run", "plot", "curve", "sweep", "dump", "capture", "timeline", "perfetto",
                   "vs", "versus", "side by side", "side-by-side", "diff", "evidence", "scenario", "run",
-                  "comparing", "numbers", "counters", "split")
+                  "comparing", "numbers", "counters", "split", "against healthy", "against known-good")
 QUALIFIERS = ("per-bucket", "per bucket", "by bucket", "per-stream", "per stream", "by stream", "per-core",
               "per core", "by core", "per-kernel", "per kernel", "by kernel", "per-tenant", "per tenant",
               "per-model", "per model", "per-request", "same seed", "fixed seed", "seeded", "seed", "replay",

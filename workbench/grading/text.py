@@ -150,7 +150,11 @@ _DISMISS_BEFORE = re.compile(r"(?<![a-z])(?:mistaken for|mistake it for|rather t
                              r"attribut\w*) (?:[\w-]+ ){0,3}?into|"
                              r"without|nothing to do with|unlike)(?![a-z])[^.;]{0,25}$")
 _DISMISS_AFTER = re.compile(r"^[^.;]{0,30}?(?<![a-z])(?:is|was|are|can be|has been)? ?(?:ruled out|excluded|irrelevant|"
-                            r"unrelated|not involved|not a (?:cause|factor)|a consequence|zero|none|nil|not (?:it|the "
+                            r"unrelated|not involved|not a (?:cause|factor)|a consequence|zero|none|nil|"
+                            # counted at nought: 'preemptions are 0' (not 'rose from 0 to 531')
+                            r"(?:(?<=are )|(?<=is )|(?<=was )|(?<=were )|(?<=at )|(?<=: )|(?<== ))"
+                            r"0(?![\d]|[.,]\d)(?!\s?(?:->|to)\s?\d)|"
+                            r"not (?:it|the "
                             r"(?:cause|issue|problem))|isn'?t (?:it|the (?:cause|issue|problem))|"
                             # a counterfactual test of it: 'a leak would look different', '... would show steady growth'
                             r"would (?:look|show|appear|grow|have shown|have looked)|"
@@ -226,11 +230,11 @@ def asserted(text: str, term: str) -> bool:
 # a term named as one part of a breakdown ('the error split in shape, noise and contention', 'split shape/noise/...')
 _PART_OF = re.compile(r"(?<![a-z])(?:split|broken(?: down| up)?|breakdown|decomposed|decomposition|attributed|"
                       r"attribution)"
-                      r"(?: (?:in|into|by|between|across))?(?:[ ,/]+[\w-]+){0,3}[ ,/]+$")
+                      r"(?: (?:in|into|by|between|across))?(?:[ ,/(]+[\w-]+){0,3}[ ,/(]+$")
 # another domain's thing in an analogy ('in a water network, three pumping stations ...', 'ring networks between pump
 # stations'): not this incident's network
 _OTHER_DOMAIN = re.compile(r"(?<![a-z])(?:water|power|electric(?:al)?|gas|road|rail(?:way)?|irrigation|sewer|"
-                           r"telephone|social|neural|ring|pipe)\s$")
+                           r"telephone|social|neural|ring|pipe|river|drainage|canal|postal|transport)\s$")
 _OR_MORE = re.compile(r"(?<![a-z])(?:\d+|one|two|three|four|five|several) or $")  # 'two or more cores': a count
 
 

@@ -108,7 +108,9 @@ _MOVED = ("|".join(re.escape(d) for d in DIRECTION if d != "from")
           + r"|from\W{1,3}(?:(?:about|around|roughly|like|under|over|nearly|almost|just) |~)?"
           + rf"(?:\d|{_NUMBER_WORD}(?![a-z])|half)|doubl|tripl|quadrupl|(?:\d+|{_NUMBER_WORD}) times(?![a-z])"
           + r"|\d+(?:\.\d+)?\s?(?:(?:x|%|ms|s)\b|×)|->|\d(?:\.\d+)? to \d"
-          + r"|\d+(?:\.\d+)?\s?(?:ms|s)?\s(?:vs\.?|versus)\s~?\d")  # 'p99 is 842 vs 430 before'
+          + r"|\d+(?:\.\d+)?\s?(?:ms|s)?\s(?:vs\.?|versus)\s~?\d"  # 'p99 is 842 vs 430 before'
+          # a level past a second with the figure it rose from: 'become more than one second, from 15 ms'
+          + rf"|(?:more than|over|above|past) (?:a|{_NUMBER_WORD}|\d+(?:\.\d+)?) ?seconds?\W{{1,3}}from \d")
 _METRIC_AT = re.compile(rf"(?<![a-z])(?:{_METRIC})")
 _NEAR = re.compile(rf"(?<![a-z])(?:{_METRIC})(?:s|es|ing|ed)?(?![a-z])"  # a metric word and its inflections
                    rf"(?:\W{{1,4}}\w{{1,40}}){{0,8}}?\W{{1,4}}(?:{_MOVED})")
