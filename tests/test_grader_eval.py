@@ -25,8 +25,8 @@ from workbench.grading.evaluate import GOALS, evaluate, load_corpus
 from workbench.grading.grader import grade
 
 LABELS = Path(__file__).parent / "grader_labels"
-NEXT = ("BW", "BY")  # stored for later final scores (grader_eval.py leaves them out too)
-FINAL = "BX"  # held out: never read, never scored; round 18 scores it with BW and BY
+NEXT = ("BZ",)  # stored for later final scores (grader_eval.py leaves them out too)
+FINAL = "CA"  # held out: never read, never scored; round 19 scores it with BZ
 BELOW_GOAL: dict[str, float] = {}  # elements whose floor is below the goal, with the reason beside it (none now)
 
 

@@ -24,9 +24,10 @@ TUNED_ON = ("legacy", "A", "B", "C", "D", "E", "F", "G", "H", "J", "K", "L", "M"
             "U", "V", "W", "X", "Y", "Z", "AA", "AB", "AC", "AD", "AE", "AF", "AG", "AH", "AI", "AJ", "AK", "AL", "AM",
             "AN", "AO", "AP", "AQ", "AR", "AS", "AT", "AU",
             "AV", "AW", "AX", "AY", "AZ", "BA", "BB", "BC", "BD", "BE", "BF", "BG", "BH", "BI", "BJ", "BK",
-            "BL", "BM", "BN", "BO", "BP", "BQ", "BR", "BS", "BT", "BU", "BV")
-FINAL = "BX"  # held out: never read, never scored; round 18 scores it with BW and BY
-NEXT = ("BW", "BY")  # stored for later final scores: out of every table, --final too
+            "BL", "BM", "BN", "BO", "BP", "BQ", "BR", "BS", "BT", "BU", "BV",
+            "BW", "BX", "BY")
+FINAL = "CA"  # held out: never read, never scored; round 19 scores it with BZ
+NEXT = ("BZ",)  # stored for later final scores: out of every table, --final too
 
 
 def main(argv: list[str]) -> None:

@@ -91,7 +91,8 @@ def predicates(n: str) -> int:
     return len(_VERB.findall(n))
 
 
-_PROOF_LABEL = re.compile(r"^\W*(?:proof|prove it|repro|reproduction|artifact|artefact|evidence|show)\s?:")
+_PROOF_LABEL = re.compile(r"^\W*(?:proof|prove it|repro|reproduction|artifact|artefact|evidence|show)"
+                          r"(?: (?:i'?d|i would|we'?d|we would) (?:want|need|like|use|attach|collect))?\s?:")
 
 
 # a proof proposed in a sentence ('proof is a same-seed a/b with ...', 'to prove it i'd rerun ...'): its list
@@ -270,11 +271,25 @@ _LABEL_NOUN = re.compile(r"(?<![a-z])(?:(?P<proof>artifacts?|artefacts?)|(?P<own
                          r"(?P<gate>release gate)|(?P<cause>root cause))(?![a-z])")
 
 
+# a causal link in an argument ('because', 'so', 'which is why')
+_LINK = re.compile(r"(?<![a-z])(?:because|since|so|which means|which is why|that is why|leads? to|led to|hence|"
+                   r"therefore)(?![a-z])")
+
+
+def _argued_at_length(n: str) -> bool:
+    """Is the sentence's cause, before its first participle of another element, argued at a paragraph's length (80
+    words or more, three causal links or more)? A paragraph written without full stops, not a cram."""
+    m = next((m for m in _ELEMENT_PARTICIPLE.finditer(n) if not (m.lastgroup or "").startswith("cause")), None)
+    cause = n[:m.start()] if m else n
+    return len(cause.split()) >= 80 and len(_LINK.findall(cause)) >= 3
+
+
 def crammed(n: str) -> bool:
     """Does one sentence name three elements or more by their participles ('..., proven by a same-seed run, fixed by
-    routing embed to its own pool, owned by the platform team, rolled back on a canary')?"""
+    routing embed to its own pool, owned by the platform team, rolled back on a canary'), its cause not argued at a
+    paragraph's length?"""
     if len({_kind(m.lastgroup) for m in _ELEMENT_PARTICIPLE.finditer(n) if m.lastgroup}) >= 3:
-        return True
+        return not _argued_at_length(n)
     return len(n.split()) >= 40 and len({m.lastgroup for m in _LABEL_NOUN.finditer(n)}) >= 3
 
 

@@ -259,6 +259,11 @@ def _reading(n: str) -> bool:
     return bool(_MOVE.search(body)) and not PROPOSES.search(body)
 
 
+# two figures read side by side ('KV max 100% versus 15%', '531 preemptions vs zero'): a reading, no a/b proposed
+_FIGURE_VS = re.compile(r"\d[\d.,]*\s?(?:%|ms|s|x)?(?:\s[a-z]+)?\s(?:versus|vs\.?)\s~?(?:[\d.,]+\s?(?:%|ms|s|x)?|zero|"
+                        r"none)(?!\w|\.\d)")
+
+
 # a run written as code, its seed fixed ('r = sim("priority_two_streams", seed=42, scheduler=s)')
 _SEEDED_CALL = re.compile(r"[a-z_]\w*\([^()]*(?<![a-z_])seed\s?=\s?\d+")
 
@@ -273,7 +278,7 @@ _SEEDS = ("same seed", "same-seed", "fixed seed", "fixed-seed")
 
 
 def _artifact_in(n: str, drill: Drill, stuffed: bool) -> bool:
-    n = _RUNS_ON.sub(lambda m: m.group()[:m.group().rindex("run")], n)
+    n = _FIGURE_VS.sub(" ", _RUNS_ON.sub(lambda m: m.group()[:m.group().rindex("run")], n))
     # 'prove it by running ... same seed'; a seeded run named by its seed alone ('Same-seed per-core utilisation.')
     noun = has(n, EVIDENCE_NOUNS) or (_PROVE_BY.search(n) and "prove") or has(n, _SEEDS)
     if not noun and _SEEDED_CALL.search(n):

@@ -152,8 +152,9 @@ _AS_IS = re.compile(r"(?<![a-z])(?:keep|keeps|keeping|leave|leaves|leaving|stay|
                     r"carrying|taking|handling)"
                     r"(?![a-z])|"
                     # the old plan kept as the way back ('keep the old elementwise plan pinned and revert to it if ...')
-                    r"(?<![a-z])keep\w* (?:the |our )?(?:old|previous|current|prior|existing) (?:[\w-]+ ){0,2}?"
-                    r"(?:plan|config|setting|settings|pool|placement)s? (?:pinned|loaded|ready|warm)(?![a-z])")
+                    r"(?<![a-z])keep\w* (?:the |our )?(?:old|previous|current|prior|existing) (?:[\w,.-]+ ){0,2}?"
+                    r"(?:plan|config|setting|settings|pool|placement)s? (?:pinned|loaded|ready|warm|on standby|"
+                    r"in reserve)(?![a-z])")
 
 # how a change is rolled out, not what it changes: 'behind the fusion-level flag', 'a canary against the elementwise
 # plan'
@@ -165,7 +166,7 @@ _ROLLOUT = re.compile(r"(?<![a-z])behind (?:the |a |an )?(?:[\w-]+ ){0,2}?(?:fla
 # no remedy proposed, only a guess at one: 'I'm not really sure what the right fix is, maybe some kind of aging'
 _UNSURE = re.compile(r"(?<![a-z])(?:not (?:really |entirely |totally |quite )?sure|unsure|no idea|don't know|dont know|"
                      r"do not know) (?:what|which|how|whether|if|about)(?![a-z])|"
-                     r"(?<![a-z])(?:some kind of|some sort of|some mix of)(?![a-z])")
+                     r"(?<![a-z])(?:some kind of|some sort of|some mix of|somehow|in some way)(?![a-z])")
 
 
 _FORMULA = re.compile(r"^\W*[\w.]+\s?=\s?[\w.()]+\s?[*/]\s?[\w.(]")  # a line that opens on the formula
@@ -395,8 +396,10 @@ def fix_sentence(s: str, n: str, drill: Drill, words: frozenset[str], asked: boo
         return False
     if tied_way_back(n):  # the conditional way back is the rollback's; what else the sentence proposes may be the fix
         n = without_rollbacks(n)
-    for p in (_AS_IS, _GUESSED, _OPINION, _ROLLOUT):
+    for p in (_AS_IS, _GUESSED, _ROLLOUT):
         n = p.sub(lambda m: " " * len(m.group()), n)
+    # an opinion proposes nothing, unless what it says is an imperative ('I would say limit the fusion before ...')
+    n = _OPINION.sub(lambda m: m.group() if _ACTION.match(n, m.end() + 1) else " " * len(m.group()), n)
     body = re.sub(r"^\s*[a-z /&]{1,30}:\s", " ", n)  # past a 'Fix:' label, which is no action by itself
     if content_words(body) < 2 or unbounded(body, drill):
         return False

@@ -43,7 +43,7 @@ from workbench.grading.detectors import Element
 from workbench.grading.drills import Drill, siblings
 from workbench.grading.fix import fix
 from workbench.grading.owner import owner
-from workbench.grading.text import bare_run, content_words, grams, norm, quote, recited, segments
+from workbench.grading.text import bare_run, content_words, disclaimed, grams, norm, quote, recited, segments
 from workbench.grading.workload import workload
 
 ELEMENTS = ("workload", "mechanism", "artifact", "fix", "owner", "rollback")
@@ -150,7 +150,7 @@ def grade(drill: Drill, answer: str) -> Grade:
     references = grams(drill.strong_answer, figures=False) | grams(drill.weak_answer, figures=False)
     pasted = recited(answer, references, figures=False)  # the reference answer pasted back, whole, any figures
     segs = [] if pasted else [s for s in segments(answer) if not recited(s, shared)]
-    norms = [norm(s) for s in segs]
+    norms = [disclaimed(norm(s)) for s in segs]
     # (a line or two is judged line by line below: 'Who owns it? The ML compiler team.' is an answer)
     claimless = gaming.record(answer) or len(segs) >= 3 and (not any(claims.claims_something(n) for n in norms)
                                     or gaming.config_dump(segs, norms) or gaming.self_graded(norms)

@@ -70,6 +70,7 @@ WAY_BACK = re.compile(r"(?<![a-z])(?:roll(?:s|ed|ing)?[ -]?back" + _NAMED_ONLY +
                       r"deactivat\w*|take (?:it|that|this|them) out|ramp\w* (?:it |them |\w+ )?down|return\w* traffic|"
                       # ('the budget goes to them' gives it away: go, move and fall need their 'back')
                       r"(?:return|switch|flip)\w* (?:back )?to (?:it|that|them)(?![a-z])|"
+                      r"(?:we|i|then) return\w* to ~?\d|"  # 'we return to 4,000 blocks' (not 'p99 returns to 2 ms')
                       r"(?:keep|restore|return to|pin|use|reinstate|re-enable|redeploy|switch to|flip to|move to|"
                       r"stay on|stay with|stick with|"
                       r"route to|send to)\w{0,3} (?:the |our )?(?:old|previous|prior|last|pinned|current|baseline|"
@@ -360,7 +361,7 @@ FIX_STOP = {"with", "from", "back", "the", "and", "more", "less", "each", "every
              "accelerator", "weight", "limit", "bound", "maximum", "minimum", "alert", "percentile", "least",
              "loaded", "dynamic", "place", "route", "fit", "fair", "share", "token", "online", "depth",
              "concurrency", "profile", "contention", "bandwidth", "compile", "compil", "batching", "raise", "increase",
-            "spec"}
+            "spec", "node"}
 # a setting turned one way ('lower max_delay_s', 'a bigger budget', 'fuse more', 'tune it a bit') ...
 TURNED = re.compile(r"(?<![a-z])(?:smaller|lower|lowers|lowering|reduc\w*|decreas\w*|more|larger|bigger|increas\w*|"
                     r"rais\w*|higher|fewer|less|longer|shorter|tun\w*|tweak\w*|adjust\w*|a bit|a little|somewhat|"

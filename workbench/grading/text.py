@@ -127,6 +127,19 @@ def negated(text: str, term: str) -> bool:
 
 _CLAUSE_END = re.compile(r"[,;:.!?](?=\s)|\s(?:but|so|then)\s")
 
+# what the answer says is not needed ('it doesn't need a same-seed replay, ... or an owner', 'nor does it need a
+# canary', 'no need for a rollback'), to its clause's end or to what it asks instead ('..., just add 1024 buckets')
+_NOT_NEEDED = re.compile(r"(?<![a-z])(?:(?:does|do|will|would)(?:n'?t| not) (?:even |really )?need|"
+                         r"nor (?:does|do|will|would) (?:it|this|we|you|they) need|no need (?:for|to))(?![a-z])"
+                         r"[^.;:!?]*?(?=[.;:!?]|,? (?:but|just|only|instead|rather|so|which)(?![a-z])|"
+                         r", and (?:we|i|it|this|they|you)(?![a-z])|$)")
+
+
+def disclaimed(n: str) -> str:
+    """The sentence with what it says is not needed blanked (same length): a list under 'doesn't need' names no
+    artifact, fix, owner or rollback the answer proposes."""
+    return _NOT_NEEDED.sub(lambda m: " " * len(m.group()), n)
+
 
 _DISMISS_BEFORE = re.compile(r"(?<![a-z])(?:mistaken for|mistake it for|rather than|instead of|rule[sd]? out|"
                              r"ruling out|(?:within|inside|lost in)(?: the)?(?: [\w']+){0,2}|which is|"
@@ -135,12 +148,13 @@ _DISMISS_BEFORE = re.compile(r"(?<![a-z])(?:mistaken for|mistake it for|rather t
                              r"(?:under|below)(?: the)?(?: [\w'-]+)? (?=$)|"  # 'up 2%, under dashboard noise'
                              r"isn'?t|wasn'?t|not|no|"
                              r"nor|never|"
+                             r"(?:two|three|a few|several|the)? ?(?:candidates|suspects|hypotheses)\W*|"  # offered
                              # someone else's wrong guess: 'everybody blamed the network for a week'
                              r"(?:everybody|everyone|people|they|others|ops|management|the team) "
                              r"(?:first )?(?:blamed|suspected|assumed|thought it was)|"
                              # a reading that is someone else's ('which the gate reads as noise'), or one part of a
                              # breakdown ('the error decomposed into shape, noise and contention')
-                             r"(?:reads?|treats?|treated|dismiss\w*|writ\w* off|wrote off|filed|labell?ed|"
+                             r"(?:reads?|treats?|treated|dismiss\w*|writ\w* off|wrote off|files|filed|labell?ed|"
                              r"passe[sd] off|shrug\w*(?: it| them| this| that)? off|brush\w*(?: it| them)? off|"
                              r"wave[sd]?(?: it| them)? (?:off|away)) (?:it |them |this |that )?as|"
                              # ... or what someone else called it ('the 0.038 ms the dashboard called noise'); 'I called
@@ -198,6 +212,13 @@ _TURN = re.compile(r"(?<![a-z])(?:but|actually|however|turns out|turned out|inst
 _SENTENCE_END = re.compile(r"[.!?;]\s")
 
 
+# a story from elsewhere, told as such from the sentence's start ('this reminds me of when we switched our waveform
+# picker ...', 'back at my last job ...'): its things are that story's, not this incident's
+_STORY = re.compile(r"(?:^|(?<=[.!?]\s))\W*(?:(?:so|and|ok|okay|well),?\s)?(?:(?:this|it|that)\s)?(?:reminds me|"
+                    r"is like when|back (?:when|at)|at my (?:last|previous|old) (?:job|company|team)|"
+                    r"in my (?:last|previous|old) (?:job|company|team))(?![a-z])[^.!?]*")
+
+
 def first_guesses(text: str) -> list[tuple[int, int]]:
     """Spans of a first guess the answer then turns from ('my first instinct was HBM contention ..., but no'): from
     the guess to the turn, at most 300 characters on."""
@@ -209,7 +230,7 @@ def asserted(text: str, term: str) -> bool:
     """Does the text put ``term`` forward, somewhere, rather than only dismiss it ("not noise", "ruled out", a first
     guess it then turns from)? Its words may stand apart, but not across a preposition ('launch and setup cost went
     up' is a 'launch cost', 'chunks of redone prefill' no 'chunked prefill')."""
-    guesses = first_guesses(text)
+    guesses = first_guesses(text) + [s.span() for s in _STORY.finditer(text)]
     for m in phrase(term).finditer(text):
         if _SENTENCE_END.search(m.group()) or _loose(m.group(), term):
             continue  # 'four times more. the cores are idle' does not say 'more cores'

@@ -43,7 +43,8 @@ _CHANGE = re.compile(r"(?<![a-z])(?:now|before|baseline|vs|versus|compared|from|
 # a move the sentence calls noise is dismissed, not stated as the regression ('the p99 jump is probably just noise'),
 # as is a level still under its threshold ('p99 at 1.9 ms is still under 2 ms'); a caveat that a tail is noisy still
 # states it ('p99 went up about 6x, but p99 on a small window is noisy')
-_DISMISSED = re.compile(r"(?<![a-z])(?:noise|a blip|a fluke|still (?:under|below|within|inside))(?![a-z])")
+_DISMISSED = re.compile(r"(?<![a-z])(?<!not )(?<!n't )(?<!no )(?<!than )(?:noise|a blip|a fluke|"
+                        r"still (?:under|below|within|inside))(?![a-z])")  # ('root cause is X, not noise' says so)
 # a move only supposed, under a negated modal ('a few milliseconds of extra wait shouldn't quadruple p99')
 _NOT_SO = r"(?<![a-z])(?:shouldn'?t|wouldn'?t|couldn'?t|can'?t|cannot|won'?t|should not|would not|could not)(?![a-z])"
 _SUPPOSED = re.compile(_NOT_SO + r"\W+(?:\w+\W+){0,3}$")
@@ -77,7 +78,7 @@ def _improved(n: str, x: re.Match) -> bool:
     if _WORSE.search(near) or up.search(near):
         return False
     pairs = list(_PAIR.finditer(n, x.start()))
-    if pairs and pairs[0].start() <= x.end() + 3:
+    if pairs and pairs[0].start() <= x.end() + 8:  # ("fell from 815 ms to 45 ms")
         better = _rise(pairs[0]) > 0 if higher_better else _rise(pairs[0]) < 0
         return better and not any(_rise(p) < 0 if higher_better else _rise(p) > 0 for p in pairs[1:])
     return bool(_BETTER.search(near) or down.search(near))
