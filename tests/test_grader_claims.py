@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from workbench.grading import claims
+from workbench.grading import claims, tautology
 from workbench.grading.drills import load_drills
 from workbench.grading.grader import grade
 from workbench.grading.practice import prepare
@@ -90,9 +90,9 @@ def test_three_assigned_fields_make_every_assignment_a_field():
 ])
 def test_a_cause_that_restates_the_change_or_its_effect_is_taken_out(drill, sentence, blanked):
     d = D[drill]
-    change = claims.change_words(" ".join((d.prompt, *d.rubric.change_terms)))
+    change = tautology.change_words(" ".join((d.prompt, *d.rubric.change_terms)))
     n = norm(sentence)
-    after = claims.untautological(n, change)
+    after = tautology.untautological(n, change)
     assert (after != n) is blanked
     if blanked:  # the causal word goes with it: nothing links the reading to anything
         assert "because" not in after and "caused" not in after

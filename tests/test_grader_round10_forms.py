@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import pytest
 
-from workbench.grading import claims, gaming
+from workbench.grading import gaming, tautology
 from workbench.grading.drills import load_drills
 from workbench.grading.grader import grade
 
@@ -32,7 +32,7 @@ D = load_drills()
 
 
 def test_a_possessive_in_the_prompt_still_names_the_change():
-    change = claims.change_words("after raising the dynamic batcher's max_delay_s, on core 2.")
+    change = tautology.change_words("after raising the dynamic batcher's max_delay_s, on core 2.")
     assert {"batcher", "core"} <= change and not any(w.endswith(("'", ".")) for w in change)
 
 

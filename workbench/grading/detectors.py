@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from workbench.grading import analogy, claims
+from workbench.grading import analogy, claims, tautology
 from workbench.grading.drills import Drill
 from workbench.grading.lexicon import (
     CAUSAL,
@@ -148,7 +148,7 @@ def _between(window: str, steps, change: frozenset[str]) -> bool:
     """Does the window claim a step between the change and the symptom: a step named in words other than the change's
     own or a metric's ('ttft', 'p99'), outside a clause that reads a figure's move ('spill 1.1 -> 11.3 mib')?"""
     text = claims.without_readings(window)
-    return any(not claims.restates(w, change) and not claims.symptom(w) for step in steps for t in step
+    return any(not tautology.restates(w, change) and not tautology.symptom(w) for step in steps for t in step
                for m in phrase(t).finditer(text) for w in [claims.whole(text, m.start(), m.end())])
 
 
@@ -157,8 +157,8 @@ def steps_named(drill: Drill, norms: list[str], besides: frozenset[str] = frozen
     ``besides`` holds another drill's words, in a term of which some word is not one of them ('split over' and
     'first token' name a step of tensor parallelism's chain and of chunked prefill's alike)."""
     text = " ".join(norms)
-    return sum(any(not claims.symptom(claims.whole(text, m.start(), m.end())) for t in step
-                   if not besides or not claims.content_stems(t) <= besides
+    return sum(any(not tautology.symptom(claims.whole(text, m.start(), m.end())) for t in step
+                   if not besides or not tautology.content_stems(t) <= besides
                    for m in phrase(t).finditer(text)) for step in steps_of(drill))
 
 
@@ -166,11 +166,11 @@ def mechanism(drill: Drill, segs: list[str], norms: list[str]) -> Element:
     r = drill.rubric
     steps = steps_of(drill)
     question = drill.senior_review_question
-    change = claims.change_words(" ".join((drill.prompt, *r.change_terms)))
+    change = tautology.change_words(" ".join((drill.prompt, *r.change_terms)))
     # an analogy's nouns read as the things they map to (the case's things: its chain and its workload)
     norms = analogy.mapped(norms, [t for step in steps for t in step] + list(r.workload_terms))
     plain = norms
-    norms = [claims.untautological(n, change) for n in norms]  # the change given as its own cause is no step
+    norms = [tautology.untautological(n, change) for n in norms]  # the change given as its own cause is no step
     # (a line that sets the scene, 'Workload: the chat pool ..., chunked prefill; ...', names what runs, not a cause)
     causes = " ".join(n for n in norms if not _SCENE.match(n))
     wrong = [t for t in r.rejected_mechanisms if asserted(causes, t)]

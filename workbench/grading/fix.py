@@ -13,6 +13,7 @@ import re
 
 from workbench.grading.detectors import Element
 from workbench.grading.drills import Drill
+from workbench.grading.fix_bounds import other_fix, reverts, unbounded
 from workbench.grading.fix_forms import CONFIG_CHANGE, LABEL_ALONE, base_forms, by_pronoun, canaried, gerunds, sweep
 from workbench.grading.lexicon import (
     ACTIONS,
@@ -24,18 +25,12 @@ from workbench.grading.lexicon import (
     GATE,
     GATE_FIRST,
     HELD,
-    MAYBE_BACK,
-    NEGATED_BACK,
     NOT_A_FIX,
     ORG,
     OTHER_LABEL,
     PROOF,
-    REVERT_VERB,
     ROLLBACK_LABEL,
     TEXTBOOK,
-    TURNED,
-    TURNED_TO,
-    WAY_BACK,
 )
 from workbench.grading.text import bare_run, content_words, has, links, negated, phrase, quote
 from workbench.grading.way_back import tied_way_back, without_rollbacks
@@ -194,25 +189,6 @@ def _fix_line(n: str, words: frozenset[str]) -> bool:
     return bool(_ACTION.search(body)) and any(content_words(i) >= 3 and _names(i, words) for i in links(body))
 
 
-# the setting as it was before the change, named by its age ('go back to the old short timer', 'return to the
-# previous values'): in a drill whose fix undoes the change, that is what undoing it means
-_BEFORE_CHANGE = re.compile(r" (?:to )?(?:the |our |its |their )?"
-                            r"(?:old|previous|original|earlier|prior|former)(?![a-z])")
-
-
-def reverts(n: str, terms: tuple[str, ...]) -> bool:
-    """Does the sentence undo the regression's own change, unconditionally ('revert the batcher change', 'go back to
-    the old window and cap', 'rolls it back to weighted fair queueing')? The change must be named within the way
-    back's reach; 'we can always roll back', 'roll back if needed' and 'instead of flipping back' undo nothing."""
-    for m in REVERT_VERB.finditer(n) if terms else ():
-        before, after = n[max(0, m.start() - 30):m.start()], n[m.end():m.end() + 30]
-        if MAYBE_BACK.search(before) or MAYBE_BACK.search(after) or NEGATED_BACK.search(before):
-            continue
-        if has(n[max(0, m.start() - 30):m.end() + 60], terms) or _BEFORE_CHANGE.match(n, m.end()):
-            return True
-    return False
-
-
 # an escape hatch kept open, not a change proposed ('we could always roll back to the 64 GiB parts')
 _ESCAPE_HATCH = re.compile(r"(?:can|could) always (?:just )?(?:roll|revert|go|switch|flip|move|fall)|"
                            r"(?:can|could) (?:just )?(?:revert|"
@@ -231,42 +207,6 @@ _GUESSED = re.compile(r"(?<![a-z])(?:i'd|i would|we'd|we would)\s(?:\w+\s)?(?:gu
 _DECISION_LABEL = re.compile(r"^\s*(?:release decision|release|decision)\s*:")
 _DECIDED = re.compile(r"^\s*(?:release decision|decision)\s*:")  # what is decided, not a release's plan
 _IF_WORD = re.compile(r"(?<![a-z])(?:if|when|whenever|unless|once|until|till|as soon as|after|before)(?![a-z])")
-
-
-_OR = re.compile(r"(?<![a-z])(?:or|either|alternatively)(?![a-z])|/")
-_RATHER = re.compile(r"(?<![a-z])(?:rather than|instead of|not|over|than|before|then|first)(?![a-z])")
-
-
-def _other_fix(n: str, drill: Drill) -> bool:
-    """Does the sentence propose only the fix of another mechanism: a rejected mechanism's remedy ('add cores') or one
-    of the drill's rejected fixes ('least-loaded dispatch' for a compile stall), with no fix of this drill's, or
-    offer this drill's fix only as one option of a menu beside it ('add more GPUs or move the other model off')?"""
-    r = drill.rubric
-    rejected = [t for t in (*r.rejected_mechanisms, *r.rejected_fixes) if has(n, [t]) and not negated(n, t)]
-    if not rejected:
-        return False
-    own = has(n, r.fix_terms + r.fix_plain)
-    if not own:
-        return True
-    # a menu: this drill's fix offered as one option beside another mechanism's ('add GPUs or move the model off')
-    a, b = sorted((phrase(rejected[0]).search(n).start(), phrase(own).search(n).start()))
-    between = n[a:b]
-    return bool(_OR.search(between)) and not _RATHER.search(between)
-
-
-def unbounded(body: str, drill: Drill) -> bool:
-    """Does the proposal only turn one of the drill's settings of degree one way, with no value, no setting to go back
-    to and no named alternative beside it ('fix: lower max_delay_s', 'a bigger budget', 'fuse more')? Then it is
-    not bounded: 'to what?' is unanswered (``brief/LABELING.md``: 'revert max_delay to 2 ms' is bounded)."""
-    knobs = drill.rubric.fix_knobs
-    if not knobs or TURNED_TO.search(body) or WAY_BACK.search(body):
-        return False
-    if not any(TURNED.search(" ".join(body[:m.start()].split()[-3:]) + " | " + " ".join(body[m.end():].split()[:2]))
-               for k in knobs for m in phrase(k).finditer(body)):
-        return False
-    alternatives = [t for t in (*drill.rubric.fix_terms, *drill.rubric.fix_plain)
-                    if not TURNED.search(t) and not any(phrase(k).search(t) for k in knobs)]
-    return not has(body, alternatives)  # 'lower the fusion level to elementwise' names where it goes
 
 
 _PHRASAL = tuple(a + " " for a in ACTIONS if " " in a)  # 'turn off', 'roll back', 'go back'
@@ -338,7 +278,7 @@ def _proposes_none(n: str, drill: Drill) -> bool:
     """A computation ('load_ms = weights_gib * 1.074 / 64'), a definition or a general truth ('fusion is a well-known
     optimisation'), another mechanism's remedy, a guess at one ('not sure what the fix is, maybe aging'), or a menu."""
     menu = (label := _MENU_LABEL.match(n)) and len(re.findall(r",|(?<![a-z])or(?![a-z])", n[label.end():])) >= 2
-    return bool(_FORMULA.search(n) or TEXTBOOK.search(n) or _other_fix(n, drill) or _UNSURE.search(n) or menu)
+    return bool(_FORMULA.search(n) or TEXTBOOK.search(n) or other_fix(n, drill) or _UNSURE.search(n) or menu)
 
 
 def _first_clause(n: str) -> str:

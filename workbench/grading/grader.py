@@ -37,7 +37,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from workbench.errors import ConfigError
-from workbench.grading import claims, gaming
+from workbench.grading import claims, gaming, tautology
 from workbench.grading import detectors as det
 from workbench.grading.detectors import Element
 from workbench.grading.drills import Drill, siblings
@@ -214,7 +214,7 @@ def _answers_another(drill: Drill, segs: list[str], norms: list[str]) -> tuple[D
     """The sibling drill of another class whose chain the answer states, when it states none of this drill's; and
     whether the answer tells it of this drill's incident (a misdiagnosis) rather than of the other's."""
     own = drill.rubric.mechanism_class or drill.id
-    said = claims.content_stems(" ".join(norms))
+    said = tautology.content_stems(" ".join(norms))
     here = len(said & _prompt_words(drill))
     # an answer that names at most one step of this drill's chain is about something else, whatever words it shares
     elsewhere = det.steps_named(drill, norms) <= 1
@@ -259,18 +259,18 @@ def _prompt_words(drill: Drill) -> frozenset[str]:
 @lru_cache(maxsize=256)
 def _words(prompt: str, terms: tuple[str, ...]) -> frozenset[str]:
     """A prompt's distinctive words and every word of some terms (kept: each sibling's are read for every answer)."""
-    return (claims.content_stems(prompt) - _COMMON) | claims.content_stems(" ".join(terms))
+    return (tautology.content_stems(prompt) - _COMMON) | tautology.content_stems(" ".join(terms))
 
 
 @lru_cache(maxsize=256)
 def _steps_apart(steps: tuple[tuple[str, ...], ...], words: frozenset[str]) -> bool:
     """Does every step have a term with a word not in ``words``?"""
-    return all(any(not claims.content_stems(t) <= words for t in step) for step in steps)
+    return all(any(not tautology.content_stems(t) <= words for t in step) for step in steps)
 
 
-_COMMON = claims.content_stems("you observe regression in p99 latency of the after was were to and explain root cause "
-                              "release decision while for serving pool stream tenant traffic with from most "
-                              "step token tokens make")
+_COMMON = tautology.content_stems("you observe regression in p99 latency of the after was were to and explain root "
+                                  "cause release decision while for serving pool stream tenant traffic with from "
+                                  "most step token tokens make")
 
 
 def _crammed_soup(segs: list[str], norms: list[str], elements: dict[str, Element]) -> int | None:

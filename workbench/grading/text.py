@@ -73,6 +73,24 @@ _NUMBERS = {**{w: str(i) for i, w in enumerate(_WORDS, 1)}, **{str(i): w for i, 
 _SEVERAL = r"(?:several|multiple|many|numerous|bunch|lots|handful|couple|whole lot)"
 
 
+# function words: articles, prepositions, pronouns, conjunctions, auxiliaries
+FUNCTION = frozenset((
+    "a", "an", "the", "of", "to", "in", "on", "at", "by", "for", "from", "with", "into", "onto", "over", "under",
+    "behind", "before", "after", "than", "as", "and", "or", "but", "so", "because", "since", "while", "when", "if",
+    "then", "which", "that", "who", "what", "where", "it", "its", "they", "them", "their", "we", "our", "us", "i",
+    "you", "your", "he", "she", "his", "her", "this", "these", "those", "there", "here", "is", "are", "was", "were",
+    "be", "been", "being", "has", "have", "had", "do", "does", "did", "will", "would", "can", "could", "should",
+    "must", "may", "might", "not", "no", "each", "every", "all", "any", "some", "more", "less", "only", "until",
+    "once", "about", "up", "down", "out", "off", "back", "through", "until", "per", "vs", "versus", "via", "how",
+    "why", "just", "also", "too", "very", "much", "many", "still", "even", "again", "both", "either", "own"))
+_WORD = re.compile(r"[a-z0-9][a-z0-9_'%./-]*")
+
+
+def words(n: str) -> list[str]:
+    """The sentence's words (figures and identifiers whole)."""
+    return _WORD.findall(n)
+
+
 @lru_cache(maxsize=8192)
 def phrase(term: str) -> re.Pattern:
     """A phrase as a pattern: each word matched from its start (suffixes free), up to two words between ('than'

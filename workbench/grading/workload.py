@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from workbench.grading import claims
+from workbench.grading import tautology
 from workbench.grading.detectors import Element
 from workbench.grading.drills import Drill
 from workbench.grading.lexicon import DIRECTION, METRICS
@@ -144,18 +144,18 @@ def workload(segs: list[str], norms: list[str], drill: Drill, stuffed: bool = Fa
     its own cause ('TTFT p99 rose because of chunked prefill') is a tautology and states no workload either
     (``brief/GAMED.md``: a tautology earns an element only where a real sentence elsewhere states it)."""
     norms = [digits(n) for n in norms]  # figures said in words, as a transcript gives them, read as digits
-    change = claims.change_words(" ".join((drill.prompt, *drill.rubric.change_terms)))
+    change = tautology.change_words(" ".join((drill.prompt, *drill.rubric.change_terms)))
     tail = bool(_TAIL_REGRESSED.search(drill.prompt.lower()))  # the prompt's regression is a tail percentile
     streams = [w for w in drill.rubric.workload_terms if w not in _ANY_WORKLOAD and w not in _NOT_A_STREAM]
     named = has(" ".join(norms), drill.rubric.workload_terms)  # the workload, named anywhere in the answer
     figured = _FIGURED.search(" ".join(norms))
-    prompt = claims.content_stems(drill.prompt)
+    prompt = tautology.content_stems(drill.prompt)
     for s, n in zip(segs, norms, strict=True):
         # the moved metric here (not a rollback's "if p99 goes above"); a comma run of figures ("p99 15 -> 1040 ms,
         # p95 5.7 -> 3.1") is data, not a run of bare terms, unless the whole answer is such runs
         # each move on its own: one in a condition does not hide a stated one after it ('served when nobody is
         # waiting, ... their slowest 1% went from under half a second to 0.8')
-        if not explained and claims.untautological(n, change) != n:
+        if not explained and tautology.untautological(n, change) != n:
             continue
         body_ok = not tail or has(n, streams)  # a stream's own median is its workload ('docs p50 doubled')
         m = next((x for x in _moves(n) if _stated(n, x) and (body_ok or not _BODY.match(x.group()))), None)
@@ -167,7 +167,7 @@ def workload(segs: list[str], norms: list[str], drill: Drill, stuffed: bool = Fa
             or _SIZE_WORD.search(n) or figured  # past the metric's own digits ('p99')
         # ... and the prompt's own sentence told back ('the document tenant's TTFT p99 regressed after strict priority
         # was enabled during a surge') names the workload it was given, with no size: a restatement
-        said = claims.content_stems(n)
+        said = tautology.content_stems(n)
         restated = not sized and len(said) >= 8 and len(said & prompt) >= 0.6 * len(said)
         if named and not restated and (sized or has(n, [t for t in drill.rubric.workload_terms
                                                           if t not in _ANY_WORKLOAD])):
