@@ -147,6 +147,7 @@ CASES_18 = [
 
 CONTROLS_18 = [  # graded the same before these rules
     ("batching-queueing-delay", "fix", True, "We don't need a new plan, just revert max_delay to 2 ms."),
+    ("batching-queueing-delay", "fix", True, "It doesn't need more cores, we revert max_delay to 2 ms."),
     ("fusion-memory-bursts", "fix", False, "Probably limit fusion somehow."),
     ("spec-decode-acceptance", "artifact", True,
      "I'd rerun the same seed per tenant with speculation on versus off and compare TPOT."),

@@ -150,7 +150,7 @@ _CLAUSE_END = re.compile(r"[,;:.!?](?=\s)|\s(?:but|so|then)\s")
 _NOT_NEEDED = re.compile(r"(?<![a-z])(?:(?:does|do|will|would)(?:n'?t| not) (?:even |really )?need|"
                          r"nor (?:does|do|will|would) (?:it|this|we|you|they) need|no need (?:for|to))(?![a-z])"
                          r"[^.;:!?]*?(?=[.;:!?]|,? (?:but|just|only|instead|rather|so|which)(?![a-z])|"
-                         r", and (?:we|i|it|this|they|you)(?![a-z])|$)")
+                         r", and (?:it|this)(?![a-z])|,(?: and)? (?:we|i|they|you)(?![a-z])|$)")  # ', we revert ...'
 
 
 def disclaimed(n: str) -> str:
