@@ -154,6 +154,15 @@ CONTROLS_18 = [  # graded the same before these rules
 ]
 
 
-@pytest.mark.parametrize(("drill", "element", "expected", "answer"), CASES_17 + CONTROLS_17 + CASES_18 + CONTROLS_18)
+# read in the whole corpus after round 18 (one answer, BK's): a definition of the formula's symbols sets nothing;
+# the case grades otherwise on 6314e3b
+AFTER_18 = [
+    ("spec-decode-acceptance", "fix", False,
+     "Let p be the acceptance per token and k = 4 the draft length, so a step yields (1 - p^(k+1))/(1 - p) tokens."),
+]
+ALL = CASES_17 + CONTROLS_17 + CASES_18 + CONTROLS_18 + AFTER_18
+
+
+@pytest.mark.parametrize(("drill", "element", "expected", "answer"), ALL)
 def test_rounds_17_and_18_forms(drill, element, expected, answer):
     assert grade(D[drill], answer).elements[element].present is expected

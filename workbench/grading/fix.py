@@ -164,7 +164,10 @@ _UNSURE = re.compile(r"(?<![a-z])(?:not (?:really |entirely |totally |quite )?su
                      r"(?<![a-z])(?:some kind of|some sort of|some mix of|somehow|in some way)(?![a-z])")
 
 
-_FORMULA = re.compile(r"^\W*[\w.]+\s?=\s?[\w.()]+\s?[*/]\s?[\w.(]")  # a line that opens on the formula
+# a line that opens on the formula, or on a definition of its symbols ('let a be the acceptance and k = 4 the draft
+# length': k = 4 is named, not set)
+_FORMULA = re.compile(r"^\W*[\w.]+\s?=\s?[\w.()]+\s?[*/]\s?[\w.(]|^\W*(?:let|denote|define)\s+[a-z](?:_\w+)?\s+"
+                      r"(?:be|denote|as)(?![a-z])")
 _NEXT_ACT = re.compile(r", (?:and )?(?:then )?(?:(?:the |our )?(?:[\w'-]+ ){1,8}?(?:should|will|would|must|needs? to|"
                        r"has to|can) )?(?=(?:have|get|ask|" + "|".join(sorted(_ACTION_FIRST)) + r")(?![a-z]))")
 _CLAUSE_BREAK = re.compile(r", and (?:then |also )?(?=[a-z])|; |, then ")
