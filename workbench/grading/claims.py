@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 
+from workbench.grading.lexicon import ARGUES
 from workbench.grading.tautology import content_stems
 from workbench.grading.text import FUNCTION, STOP, words
 
@@ -258,17 +259,12 @@ _LABEL_NOUN = re.compile(r"(?<![a-z])(?:(?P<proof>artifacts?|artefacts?)|(?P<own
                          r"(?P<gate>release gate)|(?P<cause>root cause))(?![a-z])")
 
 
-# a causal link in an argument ('because', 'so', 'which is why')
-_LINK = re.compile(r"(?<![a-z])(?:because|since|so|which means|which is why|that is why|leads? to|led to|hence|"
-                   r"therefore)(?![a-z])")
-
-
 def _argued_at_length(n: str) -> bool:
     """Is the sentence's cause, before its first participle of another element, argued at a paragraph's length (80
     words or more, three causal links or more)? A paragraph written without full stops, not a cram."""
     m = next((m for m in _ELEMENT_PARTICIPLE.finditer(n) if not (m.lastgroup or "").startswith("cause")), None)
     cause = n[:m.start()] if m else n
-    return len(cause.split()) >= 80 and len(_LINK.findall(cause)) >= 3
+    return len(cause.split()) >= 80 and len(ARGUES.findall(cause)) >= 3
 
 
 def crammed(n: str) -> bool:

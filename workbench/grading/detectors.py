@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from workbench.grading import analogy, claims, tautology
 from workbench.grading.drills import Drill
 from workbench.grading.lexicon import (
+    ARGUES,
     CAUSAL,
     CONDITION,
     EVIDENCE_NOUNS,
@@ -109,15 +110,13 @@ _NOT_A_CLAIM = re.compile(r"^\W*(?:proof|evidence|artifact|artefact|owners?|owne
 _PROPOSED_PROOF = re.compile(r"^\W*(?:(?:and|so|then|first),? )?(?:i'?d|i would|we'?d|we would|i'll|we'll|let's) "
                              r"(?:\w+ )?(?:want|like|need|ask for|run|rerun|re-run|replay|compare|pull|dump|plot|grab)"
                              r"(?![a-z])|^\W*to (?:prove|show|confirm|check) (?:it|this|that)(?![a-z])")
-_ARGUES = re.compile(r"(?<![a-z])(?:because|since|so|which means|means|caus\w*|leads? to|led to|hence|therefore)"
-                     r"(?![a-z])")
 
 _SCENE = re.compile(r"^\W*(?:workload|context|setup|set-up|situation|background|scenario)\s*:")
 _ARROW_ONLY = re.compile(r"^[\W_]*(?:v|\^)?[\W_]*$")
 
 
 def _proposed_proof(n: str) -> bool:
-    return bool(_PROPOSED_PROOF.search(n)) and not _ARGUES.search(n)
+    return bool(_PROPOSED_PROOF.search(n)) and not ARGUES.search(n)
 
 
 def steps_of(drill: Drill) -> list[tuple[str, ...]]:
@@ -195,7 +194,7 @@ def mechanism(drill: Drill, segs: list[str], norms: list[str]) -> Element:
             if len(can) < r.mechanism_min_steps and len(can) <= len(best) or not set(r.mechanism_required) <= can \
                     and len(can) <= len(best):
                 continue
-            if width > 5 and sum(bool(_ARGUES.search(u)) for u in usable[i:i + width]) < 2:
+            if width > 5 and sum(bool(ARGUES.search(u)) for u in usable[i:i + width]) < 2:
                 continue  # a paragraph-wide chain argues along the way, not a row of bare readings
             window = " ".join(usable[i:i + width])
             found = {k for k in can if _claimed(window, steps[k])}

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import re
 
+# a causal link that argues, in the narrow sense ('because', 'so', 'which is why'): a sentence holding one argues
+ARGUES = re.compile(r"(?<![a-z])(?:because|since|so|which means|means|which is why|that is why|caus\w*|leads? to|"
+                    r"led to|hence|therefore)(?![a-z])")
 # (not the nouns 'the tail drivers', 'the results', 'the mean': words of the evidence tables)
 CAUSAL = re.compile(r"(?<![a-z-])(?:because|so|therefore|thus|hence|since|as a result|leads?|leading|led|caus\w*|"
                     r"result(?:s|ed|ing)? in|resulting|driv(?:e|es|en|ing)|drove|push\w*|forc\w*|trigger\w*|mak\w*|"
