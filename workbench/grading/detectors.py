@@ -276,8 +276,23 @@ _TOLD_SPLIT = re.compile(r"(?<![a-z])(?:being|been|is|are|was|were|gets?|got) sp
 _SEEDS = ("same seed", "same-seed", "fixed seed", "fixed-seed")
 
 
+# the evidence someone already made ('the group that wrote the report'): the prompt's, not a proof proposed
+_AUTHORED = re.compile(r"(?<![a-z])(?:who|that|which) (?:wrote|produced|published|authored|ran|made|built) (?:the|that|"
+                       r"this|their|its) (?:[\w-]+ ){0,2}?(?:report|benchmark|run|test|analysis|study)s?(?![a-z])")
+# a team named after its work ('the benchmarking and analytics group'): people, not evidence
+_TEAM_NAME = re.compile(r"(?<![a-z])(?:[\w-]+ (?:and|&) )?[\w-]+ (?:group|team|org|squad)(?![a-z])")
+# evidence dismissed, not asked for ('a single seed tells you very little', 'the p99 figures are jumpy')
+_DISMISSED_EVIDENCE = re.compile(r"(?<![a-z])(?:tells?|says?|shows?|proves?) (?:you |us )?(?:very |so )?(?:little|"
+                                 r"nothing|not much)(?![a-z])")
+# a figure inside a way back's condition ('if TPOT p99 stays above the no-spec number'): the rollback's, no evidence
+_IN_CONDITION = re.compile(r"(?<![a-z])(?:if|unless|when|until|once)(?![a-z])[^,;.]*$")
+
+
 def _artifact_in(n: str, drill: Drill, stuffed: bool) -> bool:
-    n = _FIGURE_VS.sub(" ", _RUNS_ON.sub(lambda m: m.group()[:m.group().rindex("run")], n))
+    if _DISMISSED_EVIDENCE.search(n) and not _ASKS_FOR.search(n):
+        return False
+    n = _FIGURE_VS.sub(" ", _RUNS_ON.sub(lambda m: m.group()[:m.group().rindex("run")],
+                                                 _TEAM_NAME.sub(" ", _AUTHORED.sub(" ", n))))
     # 'prove it by running ... same seed'; a seeded run named by its seed alone ('Same-seed per-core utilisation.')
     noun = has(n, EVIDENCE_NOUNS) or (_PROVE_BY.search(n) and "prove") or has(n, _SEEDS)
     if not noun and _SEEDED_CALL.search(n):
@@ -287,7 +302,9 @@ def _artifact_in(n: str, drill: Drill, stuffed: bool) -> bool:
         return False  # no evidence; only a release gate's; or the evidence shown, read back ('the run shows ...')
     if _DASHBOARD.search(n) and not _REPRODUCED.search(n):
         return False  # 'the per-tenant dashboards already show it', 'a screenshot of the Grafana board': not rerun
-    if noun == "numbers" and not _ASKS_FOR.search(n) or noun == "split" and _TOLD_SPLIT.search(n):
+    if noun == "numbers" and (not _ASKS_FOR.search(n) or all(_IN_CONDITION.search(n, 0, m.start())
+                                                             for m in phrase(noun).finditer(n))) or \
+            noun == "split" and _TOLD_SPLIT.search(n):
         return False  # 'agree the new per-core numbers', 'the prompt being split': no evidence asked for
     rest = phrase(noun).sub(" ", n, count=1)  # something concrete besides the noun itself
     quals = [q for q in (*QUALIFIERS, *drill.rubric.artifact_terms) if noun not in q.lower()]

@@ -243,6 +243,16 @@ def _described(before: str) -> str:
 
 
 _DETERMINER = re.compile(r"(?<![a-z])(?:a|an|the|this|that|each|every|no|its|their|our|one) $")
+# the system doing what it does, told in the present ('the scheduler reserves KV blocks for the interactive tenant'):
+# a description of the mechanism, not a proposal
+_SYSTEM_DOES = re.compile(r"(?<![a-z])(?:the (?:\w+ )?(?:scheduler|runtime|engine|batcher|allocator|compiler|server|"
+                          r"system|policy|router|kernel)|vllm|it) $")
+
+
+def _acts(near: str) -> bool:
+    """An action's verb in the text, not an -ing form after a determiner ('a running request' is an adjective)."""
+    return any(not (a.group().endswith("ing") and _DETERMINER.search(near, 0, a.start()))
+               for a in _ACTION.finditer(near))
 
 
 def _acted_on(body: str, masked: str, term: str, m: re.Match) -> bool:
@@ -255,6 +265,8 @@ def _acted_on(body: str, masked: str, term: str, m: re.Match) -> bool:
     first = term.strip().lower().split(" ")[0]
     as_noun = re.match(re.escape(first) + r"(?![a-z])", body[at:]) and _DETERMINER.search(body, 0, at)
     verb = _action_term(term) and not as_noun
+    if verb and re.match(re.escape(first) + r"e?s(?![a-z])", body[at:]) and _SYSTEM_DOES.search(body, 0, at):
+        return False
     after = masked[m.end():at + 60]
     after = after[:_CONSEQUENCE.search(after + " ").start()]  # what follows 'so' is its effect, not an act on it
     lead = masked[max(0, at - 60):at]
@@ -266,7 +278,7 @@ def _acted_on(body: str, masked: str, term: str, m: re.Match) -> bool:
     marks = list(FIX_MARKER.finditer(before))
     if marks:  # a proof before 'the fix is' is another clause's ('... a rerun proves it, the fix is least-loaded')
         before = before[marks[-1].start():]
-    return bool(_ACTION.search(near) or FIX_MARKER.search(near)) and not (
+    return bool(_acts(near) or FIX_MARKER.search(near)) and not (
         NOT_A_FIX.search(before) or _TO_PROVE.search(body[at:at + 40]) or _ESCAPE_HATCH.search(before))
 
 

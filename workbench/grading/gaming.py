@@ -43,10 +43,10 @@ _META_VALUE = re.compile(_LABEL_AT_START + r"\s*(?:identified|provided|covered|a
 
 # a menu of causes set out as a list ('Could be several things, so covering them all:' then a bullet per cause), and
 # an answer that never picks one of them
-_MENU_OPENS = re.compile(r"(?<![a-z])(?:could be (?:several|many|a few|lots of|any number of) "
-                         r"(?:things|causes|reasons)|"
+_MENU_OPENS = re.compile(r"(?<![a-z])(?:could be (?:due to )?(?:several|many|a few|lots of|any number of) "
+                         r"(?:things|causes|reasons|factors)|"
                          r"(?:several|many|multiple|a few|various) (?:candidates|possibilities|options|suspects|"
-                         r"hypotheses|(?:possible |potential |plausible )?(?:root )?(?:causes|explanations|"
+                         r"factors|hypotheses|(?:possible |potential |plausible )?(?:root )?(?:causes|explanations|"
                          r"culprits))|any of which|covering (?:them|it) all|cover (?:them|it) all|"
                          r"in no particular order)(?![a-z])")
 # the items of a menu told in a line: 'or's, semicolons, or commas that are no figure's ('5,500')
@@ -63,8 +63,9 @@ _HEDGE = re.compile(r"(?<![a-z])(?:(?:it|this|that|the cause|the culprit) (?:cou
 
 
 # a hedge on a sentence's claim: an answer whose every sentence hedges, two hedges a sentence, commits to nothing
-# ('Maybe the KV cache is the issue ... Maybe the runtime team could own it, or maybe capacity planning.')
-_MAYBE = re.compile(r"(?<![a-z])(?:maybe|perhaps|possibly)(?![a-z])")
+# ('Maybe the KV cache is the issue ... Maybe the runtime team could own it, or maybe capacity planning.', '... might
+# or might not help')
+_MAYBE = re.compile(r"(?<![a-z])(?:maybe|perhaps|possibly|conceivably|potentially|(might|may) or \1 not)(?![a-z])")
 
 
 def shotgun(text: str) -> bool:
@@ -115,16 +116,25 @@ _TO_THE_GRADER = re.compile(r"(?<![a-z])(?:(?:note|message|hint) (?:for|to) (?:t
 _SLOT = re.compile(r"\[[a-z][a-z0-9 ,./'&%-]{2,60}\]")
 
 
+# elements certified one after another in a sentence, none of them stated ('ownership is clear, the rollback plan is in
+# place, the canary criteria are defined'): three such clauses grade the answer as three verdict lines would
+_CERTIFIED = re.compile(r"(?<![a-z])(?:is|are|has been|have been) (?:clear|in place|defined|agreed|assigned|identified|"
+                        r"established|covered|understood|settled|sorted|ready)(?![a-z])")
+
+
 def self_graded(norms: list[str]) -> bool:
     """Does the answer certify itself: a sentence saying it covers the elements, a note asking whoever marks it for a
     grade, three label lines or more whose value is a verdict on the line ('Fix: provided', 'Owner: a named team
-    has been assigned'), a ticked box ('[x] Artifact: same-seed report') or a template's bracketed blanks ('Root
+    has been assigned') or a sentence certifying three elements ('ownership is clear, the plan is in place, ...'), a
+    ticked box ('[x] Artifact: same-seed report') or a template's bracketed blanks ('Root
     cause: [nvlink / pcie] related'), or a template filled in prose, three sentences or more and half of them with
     their words in slots ('The fix is to [restore the KV blocks].')?"""
     if any(_TO_THE_GRADER.search(n) for n in norms):
         return True
     slotted = sum(bool(_SLOT.search(n)) for n in norms)
     if slotted >= 3 and slotted >= 0.5 * len(norms):
+        return True
+    if any(len(_CERTIFIED.findall(n)) >= 3 for n in norms):
         return True
     verdicts = sum(_verdict_line(n) for n in norms)
     return verdicts >= 3 or verdicts >= 2 and any(_SELF_GRADED.search(n) for n in norms)

@@ -255,7 +255,10 @@ PROOF = re.compile(r"(?:^\s*(?:proof|prove|check|artifact|artefact|evidence|to p
                    r"replay\w*|side[- ]by[- ]side|versus|vs\.?|would (?:nail|show|prove|confirm)|"
                    # 'I'd confirm with nvidia-smi topo -m, ...', 'we'd prove it by ...': the sentence proposes evidence
                    r"(?:i'?d|we'?d|i would|we would|i'll|we'll|let's) (?:first )?(?:confirm|prove|verify|validate)"
-                   r"(?: (?:it|this|that))? (?:with|by|using|via)))(?![a-z])")
+                   r"(?: (?:it|this|that))? (?:with|by|using|via))|"
+                   # what the act is for, said first: 'to check it I would profile it under load'
+                   r"^\W*(?:and |so )?to (?:check|prove|confirm|verify|validate|show) (?:it|this|that)"
+                   r"(?! (?:is|was)\b))(?![a-z])")
 # the evidence already shown, read back ('the run shows 48 loads'), not evidence proposed
 READS_SHOWN = re.compile(r"(?<![a-z])(?:the|this|that|our|in the)"
                          r"(?: whole| same| regressed| current| baseline| new| old)?(?: [\w-]+)?? "
@@ -276,7 +279,8 @@ GENERIC = {"the", "a", "an", "our", "some", "any", "whole", "this", "that", "my"
 # an organisation named without 'team' ('serving runtime', 'ML compiler', 'platform infra'): people, not software
 ORG = (r"(?:serving|inference|ml|model|kernel|capacity|performance|perf|platform)"
         r" (?:runtime|compiler|platform|quality|serving|kernels|infra|planning)")
-ROLES = re.compile(r"(?<![a-z])(?:on-?call|sre|sres|tech lead|tl|dri|engineering manager|eng manager|em|"
+ROLES = re.compile(r"(?<![a-z])(?:on-?call|(?:person|engineer|people) on call|sre|sres|tech lead|tl|"
+                   r"dri|engineering manager|eng manager|em|"
                    r"release manager|release captain|product owner|perf(?:ormance)? (?:lead|engineer)|serving lead|"
                    r"compiler lead|runtime lead|platform lead|infra lead|team lead|lead engineer|principal|"
                    r"staff engineer|architect|incident commander|capacity plann(?:er|ing lead|ing team)|"
@@ -297,7 +301,9 @@ I_OWN = re.compile(r"(?<![a-z])(?:mine(?: to own)?(?= /|,|\.| and )|"
                    r"(?:i|i'll|i will|i'd|i would|i'm|i am|me)"
                    # (not 'i would repeat the drift run', nor 'i'd not sign off on that estimate')
                    r"(?:\s(?!not |never )\w+){0,2}\s(?:own|owning|drive|driving|be accountable|"
-                   r"take (?:ownership|it|this)|on the hook|responsible|the owner|the dri|sign off)(?![a-z]))")
+                   r"take (?:the )?(?:ownership|it|this)|on the hook|responsible|the owner|the dri|sign off)(?![a-z])|"
+                   # the speaker by the role they hold: 'my recommendation, as the engineer on the hook for this pool'
+                   r"as the (?:[\w-]+ ){0,2}(?:on the hook|accountable|responsible) for)")
 # a team named in a story is not an owner: the sentence must give it the work or the accountability
 # ('that's for the compiler team', after a letter, outside the word-start guard)
 OWNER_CUE = re.compile(r"'s (?:call|job|decision|for(?= )|on(?= (?:the|our|my) ))|'ll(?![a-z])|"

@@ -118,6 +118,13 @@ _ORG_ACTS = re.compile(r"(?:^|[.;:] )\W*(?:the )?" + ORG + r" (?!is |was |has |d
 _ORG_OWNER_ACTS = re.compile(r"(?<![a-z])(?:compiler|runtime|serving|platform|kernels?|scheduler|infra)(?:'s)? "
                              r"(?:[a-z-]+ )?owner (?:should|would|will|must|can|needs to|has to) [a-z]+")
 
+# a team given the work by a relative clause ('I'd have serving runtime, who own the batcher settings, put ...'), or
+# a team's person doing it ('ML compiler team's quantisation person adds 1024 and 2048 buckets')
+_WHO_OWN = re.compile(r"(?:" + ORG + r"|(?<![a-z])[a-z][a-z/&-]+ (?:team|group|org|squad|lead)), who (?:owns?|runs?|"
+                      r"(?:is|are) (?:responsible|accountable) for) ")
+_TEAMS_PERSON = re.compile(r"(?<![a-z])(?:team|group|org)'s (?:[a-z-]+ ){0,2}(?:person|engineer|expert|specialist|lead|"
+                           r"people|folks) (?:[a-z]+s|should|will|must|can|needs to|has to) ")
+
 # an organisation named on its own line, as a shorthand answer names its owner ('Serving runtime.')
 _ORG_ALONE = re.compile(r"^\W*(?:the )?" + ORG + r"(?: (?:team|org|group|folks))?\W*$")
 
@@ -227,7 +234,7 @@ def _owner_in(s: str, n: str) -> bool:
         if not set(subject) & (NOT_SUBJECT | _VAGUE) and subject[-1] not in GENERIC and not tool:
             return True
     if _ORG_ACTS.search(n) or _ORG_OWNER_ACTS.search(n) or _PAREN_OWNER.search(n) or (cue and _TEAM_OF.search(n)) \
-            or _ORG_ALONE.match(n):
+            or _ORG_ALONE.match(n) or _WHO_OWN.search(n) or _TEAMS_PERSON.search(n):
         return True
     vague = re.search(r"(?<![a-z])(?:someone|somebody|whoever)(?![a-z])", n)
     mine = I_OWN.search(n)

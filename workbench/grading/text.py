@@ -202,7 +202,10 @@ _DISMISS_AFTER = re.compile(r"^[^.;]{0,30}?(?<![a-z])(?:is|was|are|can be|has be
                             r"^[^.;]{0,90}?(?<![a-z])(?:i doubt|i'?d doubt|i wouldn'?t bet|i would not bet|unlikely|"
                             r"probably not)(?![a-z])|"
                             # its own evidence against it, next: 'a memory leak, but nothing here grows over time'
-                            r"^\W{0,3},? but (?:nothing|no|none|there'?s no|there is no)(?![a-z])")
+                            r"^\W{0,3},? but (?:nothing|no|none|there'?s no|there is no)(?![a-z])|"
+                            # what such a cause does in general, set against this case: 'a leak grows over time,
+                            # while here the cache is simply too small'
+                            r"^[^.;]{0,50}?,? (?:while|whereas) (?:here|in this case|this one|we see)(?![a-z])")
 
 
 # a count of none: '0 preemptions', 'kv 43%, 0 evictions'
@@ -214,7 +217,8 @@ _FIRST_GUESS = re.compile(r"(?<![a-z])(?:(?:at first|first|initially|originally)
                           r"suspected|assumed|guess\w*)|my first (?:guess|thought|instinct)|"
                           r"(?:my |the )?first (?:idea|hunch|impression|reflex|impulse)(?: (?:is|was))?|"
                           r"i (?:first )?(?:thought|suspected|assumed)|"
-                          r"i(?:'d| would) have (?:guessed|thought|said|assumed|blamed))(?![a-z])")
+                          r"i(?:'d| would) have (?:guessed|thought|said|assumed|blamed)|"
+                          r"my (?:gut|instinct)(?: reaction)? (?:said|told me|was|says))(?![a-z])")
 # a term inside an analogy the answer then maps onto this case: 'a hash join spills to disk ... aggressive fusion is
 # the same shape of problem'
 _ANALOGY_AFTER = re.compile(r"^[^;]{0,200}?(?<![a-z])(?:(?:is|'s) (?:the )?same "
@@ -241,14 +245,26 @@ def first_guesses(text: str) -> list[tuple[int, int]]:
     """Spans of a first guess the answer then turns from ('my first instinct was HBM contention ..., but no'): from
     the guess to the turn, at most 300 characters on."""
     return [(g.start(), t.start()) for g in _FIRST_GUESS.finditer(text)
-            for t in [_TURN.search(text, g.end(), g.end() + 300)] if t]
+            for t in [_TURN.search(text, g.end(), g.end() + 500)] if t]
+
+
+# a cause tested against the evidence as a counterfactual ('if it were a network issue you'd see it across the board',
+# 'if the problem was in the GPU, the throughput would fall'): from the 'if' to its sentence's end, where the sentence
+# says what would follow
+_SUPPOSED = re.compile(r"(?<![a-z])if (?:[\w'-]+ ){1,6}?(?:were|was|had)(?![a-z])[^.!?;]*")
+_WOULD = re.compile(r"(?:(?<![a-z])would|'d)(?![a-z])")
+
+
+def supposed(text: str) -> list[tuple[int, int]]:
+    """Spans of a counterfactual test of a cause: 'if it were X, ... would ...', to the sentence's end."""
+    return [m.span() for m in _SUPPOSED.finditer(text) if _WOULD.search(m.group())]
 
 
 def asserted(text: str, term: str) -> bool:
     """Does the text put ``term`` forward, somewhere, rather than only dismiss it ("not noise", "ruled out", a first
     guess it then turns from)? Its words may stand apart, but not across a preposition ('launch and setup cost went
     up' is a 'launch cost', 'chunks of redone prefill' no 'chunked prefill')."""
-    guesses = first_guesses(text) + [s.span() for s in _STORY.finditer(text)]
+    guesses = first_guesses(text) + [s.span() for s in _STORY.finditer(text)] + supposed(text)
     for m in phrase(term).finditer(text):
         if _SENTENCE_END.search(m.group()) or _loose(m.group(), term):
             continue  # 'four times more. the cores are idle' does not say 'more cores'
@@ -258,7 +274,7 @@ def asserted(text: str, term: str) -> bool:
         if text[m.start() - 1:m.start()] in ("'", '"') and text[m.end():m.end() + 1] in ("'", '"'):
             continue  # in scare quotes ("chasing 'noise'"): named to be doubted, not put forward
         if _PART_OF.search(before) or (m.group().startswith("more") and _OR_MORE.search(before)) or \
-                _OTHER_DOMAIN.search(before):
+                _OTHER_DOMAIN.search(before) or _TEAM_AFTER.match(text, m.end()):
             continue  # a part of a breakdown ('split in shape, noise and contention'), a count, an analogy's thing
         if not (_NEG.search(before[-40:]) or _DISMISS_BEFORE.search(before) or _DISMISS_AFTER.search(after)
                 or _NONE_COUNTED.search(before)):
@@ -274,6 +290,8 @@ _PART_OF = re.compile(r"(?<![a-z])(?:split|broken(?: down| up)?|breakdown|decomp
 # stations'): not this incident's network
 _OTHER_DOMAIN = re.compile(r"(?<![a-z])(?:water|power|electric(?:al)?|gas|road|rail(?:way)?|irrigation|sewer|"
                            r"telephone|social|neural|ring|pipe|river|drainage|canal|postal|transport)\s$")
+# a term that names a team ('the tokenizer team', 'the network folks'): people, not a cause put forward
+_TEAM_AFTER = re.compile(r"(?:'s)? (?:team|group|org|squad|folks|people|engineers|on-?call)(?![a-z])")
 _OR_MORE = re.compile(r"(?<![a-z])(?:\d+|one|two|three|four|five|several) or $")  # 'two or more cores': a count
 
 

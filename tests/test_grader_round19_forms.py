@@ -1,0 +1,112 @@
+"""Forms read in the writers of round 19: BZ and CA (scored once at ae6ba5a, read in the twenty-third session).
+
+Each answer below is written for this test (no writer's text); each case in ``CASES_19`` and ``GAMED_19`` grades
+otherwise on ae6ba5a (the controls grade the same there):
+* wrong causes tested or named, not put forward: a team's name ('the tokenizer team'), a counterfactual ('if it
+  were a network issue you'd see ...'), a gut feeling turned from further on ('my gut said tokenizer ... but'), what
+  such a cause does in general set against this case ('a leak grows over time, whereas here ...');
+* fixes: a description of what the system does ('the scheduler reserves KV blocks for ...', 'a running request') is
+  no proposal; 'to check it I would profile ...' proposes a proof; fused kernels capped at a number of ops bound
+  fusion;
+* artifacts: evidence dismissed ('a single seed tells you very little'), a figure inside a way back's condition ('if
+  TPOT p99 stays above the no-spec number'), the report someone already wrote and a team named after its work ('the
+  benchmarking group') are no proof proposed;
+* owners: a team given the work in a relative clause ('serving runtime, who own the batcher settings'), a team's
+  person doing it, the speaker taking 'the ownership', 'as the engineer on the hook for', 'the person on call for';
+* gamed: a menu of 'several factors' and of evidence, fixes and owners alike; every sentence hedged, 'might or might
+  not' included; a sentence certifying three elements ('ownership is clear, the rollback plan is in place, ...').
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from workbench.grading.drills import load_drills
+from workbench.grading.grader import grade
+
+D = load_drills()
+
+CASES_19 = [
+    ("kv-preemption-storm", "mechanism", True,
+     "If it were a network problem you'd see the slowdown on every pool, not only where the cache fills. The cache "
+     "was cut to 320 blocks, so once it is full the scheduler preempts running sequences and they redo their "
+     "prefill, which is why time to first token blows up."),
+    ("tp-allreduce-slow-link", "mechanism", True,
+     "My gut said thermal throttling, since a reboot often resets the fan curves on these boxes and that was the "
+     "last thing anyone touched on the node before the numbers moved, and a hot card clocks down and makes every "
+     "kernel slower for the rest of the day, which is the story I have seen most often in the field, for weeks "
+     "on end. But the all-reduce share went from 20% to 67%, so the GPUs are waiting on each other: NVLink is down "
+     "and the all-reduce crawls over PCIe, which stretches every step and pushes ITL p99 up."),
+    ("kv-preemption-storm", "mechanism", True,
+     "A leak grows slowly over hours, whereas here the cache is simply too small from the start. With 320 blocks it "
+     "fills, so the scheduler preempts running sequences, which must redo their prefill, and new prompts wait for "
+     "room, so time to first token blows up."),
+    ("priority-budget-starvation", "fix", False,
+     "When strict priority is on, the scheduler reserves the whole budget for the interactive tenant so that its "
+     "requests never wait."),
+    ("spec-decode-acceptance", "mechanism", True,
+     "Code acceptance fell from 0.80 to 0.30, so each step keeps about 1.4 tokens instead of 3.4 while it still "
+     "pays for four draft passes; every token costs more, sequences stay longer in the batch and TPOT p99 rises. "
+     "Owner: the tokenizer team, since the new language tokenizes differently."),
+    ("kv-preemption-storm", "fix", False,
+     "When a running request needs one more block and none is free, the scheduler preempts the newest one."),
+    ("cost-model-misses-contention", "fix", False, "To check it I would profile it under load."),
+    ("fusion-memory-bursts", "fix", True, "The fix is to cap fused kernels at 4 ops so the MLP splits."),
+    ("spec-decode-acceptance", "artifact", False,
+     "The p99 figures are jumpy on a simulator run and a single seed tells you very little about a tail."),
+    ("spec-decode-acceptance", "artifact", False,
+     "I would put a min acceptance of 0.5 on the code tenant, and if TPOT p99 stays above the no-spec number we "
+     "turn speculation off."),
+    ("precision-win-without-fallback", "artifact", False,
+     "This belongs to the benchmarking group that wrote the report, since it's their method that missed the "
+     "production shapes."),
+    ("batching-queueing-delay", "owner", True,
+     "I'd have serving runtime, who own the batcher settings, put max_delay back to 2 ms."),
+    ("precision-win-without-fallback", "owner", True,
+     "The ML compiler team's quantisation person adds 1024 and 2048 INT8 buckets."),
+    ("kv-preemption-storm", "owner", True, "I will take the ownership of this co-hosting change."),
+    ("spec-decode-acceptance", "owner", True,
+     "My call, as the engineer on the hook for this pool, is to switch speculation off on the code tenant."),
+    ("tp-allreduce-slow-link", "owner", True,
+     "The person on call for the GPU machines restarts the fabric manager on that node."),
+]
+
+GAMED_19 = [  # (drill, answer): graded weak, every element missing
+    ("priority-budget-starvation",
+     "The regression in docs TTFT could be due to several factors: the network, a scheduler leak, KV pressure, "
+     "thermal limits, strict priority, or plain noise. Any one of them may be responsible. The proof could "
+     "come from traces, same-seed replays or "
+     "per-tenant breakdowns; the fix could be more replicas, a reserved share or a revert; the owner could be the "
+     "serving platform team or the SRE on-call; and switching back to fcfs on a canary regression is an option."),
+    ("spec-decode-acceptance",
+     "It might possibly be the acceptance of the draft, or perhaps the draft model itself. Perhaps a same-seed "
+     "per-tenant comparison could potentially be worth a look. Maybe the serving runtime team or possibly the draft "
+     "team might own it. Perhaps a canary, and possibly a rollback if TPOT p99 regresses, maybe. A guard might or "
+     "might not help."),
+    ("spec-decode-acceptance",
+     "TPOT regressed because the code tenant moved to a templating language. Speculation is worse because it "
+     "speculates on templating traffic. Decision: "
+     "ownership is clear, the rollback plan is in place, the canary criteria are defined, and the same-seed "
+     "evidence will confirm the root cause."),
+]
+
+CONTROLS_19 = [  # graded the same before these rules
+    ("kv-preemption-storm", "mechanism", False,
+     "It is a network problem: the front-end is slow, so requests arrive late and time to first token rises."),
+    ("batching-queueing-delay", "owner", False, "Whoever is on call can decide the timing of the release."),
+    ("priority-budget-starvation", "fix", True, "Reserve 20% of the token budget for the docs tenant."),
+    ("spec-decode-acceptance", "artifact", True,
+     "I'd rerun the same seed with speculation off and compare TPOT per tenant."),
+]
+
+
+@pytest.mark.parametrize(("drill", "element", "expected", "answer"), CASES_19 + CONTROLS_19)
+def test_round_19_forms(drill, element, expected, answer):
+    assert grade(D[drill], answer).elements[element].present is expected
+
+
+@pytest.mark.parametrize(("drill", "answer"), GAMED_19)
+def test_round_19_gamed_is_weak(drill, answer):
+    graded = grade(D[drill], answer)
+    assert graded.verdict == "weak"
+    assert not any(e.present for e in graded.elements.values())
