@@ -13,6 +13,7 @@ otherwise on ae6ba5a (the controls grade the same there):
   benchmarking group') are no proof proposed;
 * owners: a team given the work in a relative clause ('serving runtime, who own the batcher settings'), a team's
   person doing it, the speaker taking 'the ownership', 'as the engineer on the hook for', 'the person on call for';
+  a team that holds no lever of the fix (a product's data science team, a benchmarking group) owns nothing;
 * gamed: a menu of 'several factors' and of evidence, fixes and owners alike; every sentence hedged, 'might or might
   not' included; a sentence certifying three elements ('ownership is clear, the rollback plan is in place, ...').
 """
@@ -69,6 +70,10 @@ CASES_19 = [
      "My call, as the engineer on the hook for this pool, is to switch speculation off on the code tenant."),
     ("tp-allreduce-slow-link", "owner", True,
      "The person on call for the GPU machines restarts the fabric manager on that node."),
+    ("compiler-runtime-mapping", "owner", False,
+     "Ownership: this sits with the chat product's data science team, since their users' prompts drifted."),
+    ("precision-win-without-fallback", "owner", False,
+     "This belongs to the benchmarking and analytics group, since their method missed the production shapes."),
 ]
 
 GAMED_19 = [  # (drill, answer): graded weak, every element missing
@@ -94,6 +99,8 @@ CONTROLS_19 = [  # graded the same before these rules
     ("kv-preemption-storm", "mechanism", False,
      "It is a network problem: the front-end is slow, so requests arrive late and time to first token rises."),
     ("batching-queueing-delay", "owner", False, "Whoever is on call can decide the timing of the release."),
+    ("compiler-runtime-mapping", "owner", True,
+     "The ML compiler team owns the envelope; the data science team only tells them which lengths matter."),
     ("priority-budget-starvation", "fix", True, "Reserve 20% of the token budget for the docs tenant."),
     ("spec-decode-acceptance", "artifact", True,
      "I'd rerun the same seed with speculation off and compare TPOT per tenant."),

@@ -44,6 +44,11 @@ _OUTSIDE = re.compile(r"(?<![a-z])(?:the |our )?(?:chip |hardware |gpu |accelera
                       r"open[- ]source)(?: [\w-]+)? (?:maintainers|developers|devs|community|contributors)(?![a-z])|"
                       # a rotation with no team before it ('hand it to the on-call rotation'): a schedule, no one
                       r"(?<![a-z])(?:the|an|our|a) on-?call rotation(?![a-z])")
+# a team that holds none of the levers a serving or compiler regression is fixed with (the product's data scientists,
+# the benchmarking group, the front-end, marketing): it may be told, it cannot own the fix and the way back
+_NO_LEVER = re.compile(r"(?<![a-z])(?:the |our |a )?(?:[\w'-]+ ){0,2}?(?:data[- ]science|analytics|benchmarking|"
+                       r"marketing|sales|customer[- ]success|support|front[- ]?end|ux|design|finance|"
+                       r"legal)(?: (?:and|&) [\w-]+)? (?:team|group|org|folks|people|squad|engineers)(?![a-z])")
 # a plural subject's plain verb ('the compiler folks add longer buckets')
 _ACTS = re.compile(r" (?:" + "|".join(a for a in ACTIONS if " " not in a) + r"|own|take|handle|do)(?![a-z])")
 # the decision is a team's ('the memory split is the serving runtime team's call')
@@ -194,6 +199,7 @@ def _to_vendor(n: str) -> bool:
 def _owner_in(s: str, n: str) -> bool:
     n = _TLDR.sub(" ", _POSSESSIVE_OWN.sub(" ", n))  # 'its own' names no owner; 'tl;dr' is no tech lead
     n = _OUTSIDE.sub(lambda m: " " * len(m.group()), n)
+    n = _NO_LEVER.sub(lambda m: " " * len(m.group()), n)
     n = _short_roles(s, n)
     # a question ('who owns it?', 'maybe the compiler folks?') assigns no one, nor an owner left undecided ('I was
     # going to say the runtime team, but it depends on how your org splits it')
