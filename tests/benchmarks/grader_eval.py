@@ -27,7 +27,7 @@ TUNED_ON = ("legacy", "A", "B", "C", "D", "E", "F", "G", "H", "J", "K", "L", "M"
             "BL", "BM", "BN", "BO", "BP", "BQ", "BR", "BS", "BT", "BU", "BV",
             "BW", "BX", "BY", "BZ", "CA")
 FINAL = "CC"  # held out: never read, never scored; round 20 scores it with CB
-NEXT = ("CB",)  # stored for later final scores: out of every table, --final too
+NEXT = ("CB", "CD", "CE")  # stored for later final scores: out of every table, --final too
 
 
 def main(argv: list[str]) -> None:
