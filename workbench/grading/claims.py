@@ -26,7 +26,7 @@ import re
 
 from workbench.grading.lexicon import ARGUES
 from workbench.grading.tautology import content_stems
-from workbench.grading.text import FUNCTION, STOP, words
+from workbench.grading.text import FILLER, FUNCTION, STOP, words
 
 # finite verbs and auxiliaries: an English clause has one of these (a verb lexicon, not a tagger: the soup check only
 # needs to know that a dozen words passed with no verb among them)
@@ -145,6 +145,12 @@ def bare_list(n: str) -> bool:
         not any(re.search(_FINITE, i) for i in items)  # 'sweep' in a list is a term, not an imperative
 
 
+def echo(n: str) -> bool:
+    """One term said again and again, nothing else: 'Owner, owner, owner.', 'Same seed, same seed.'"""
+    items = [i.strip() for i in re.split(r"[,;.!]", n) if i.strip()]
+    return len(items) >= 2 and len(set(items)) == 1 and len(words(items[0])) <= 4
+
+
 def long_list(n: str) -> bool:
     """Eight items or more, seven in ten of them five words or fewer, no proof's label before them:
     the drill's vocabulary run through commas ('we observe that strict priority, surge, backlog, fcfs, same seed, ...,
@@ -153,7 +159,8 @@ def long_list(n: str) -> bool:
     if _PROOF_LABEL.match(n) or _PROPOSES_PROOF.search(n):
         return False
     body = re.sub(r"\([^()]{0,80}\)", " ", n)  # an aside is no item
-    items = [i for i in re.split(r"[,;]", body) if re.search(r"[a-z]{2}", i)]
+    # (a spoken answer's fillers are no items: 'okay so, um, the p99 is going from, eh, 5.6 to 946 ms')
+    items = [i for i in re.split(r"[,;]", body) if re.search(r"[a-z]{2}", i) and not FILLER.fullmatch(i.strip())]
     if len(items) < 8:
         return False
     terms = sum(len(words(i)) <= 5 for i in items)
@@ -294,7 +301,7 @@ def degenerate(n: str) -> str | None:
         return "fields"
     if soup(n):
         return "soup"
-    if bare_list(n) or long_list(n):
+    if bare_list(n) or long_list(n) or echo(n):
         return "list"
     if circle(n):  # before 'crammed': a circular cause is named for what it is
         return "tautology"

@@ -34,6 +34,7 @@ from workbench.grading.lexicon import (
     PROPOSES,
     QUALIFIERS,
     READS_SHOWN,
+    ROLLBACK_LABEL,
     TEXTBOOK,
 )
 from workbench.grading.text import asserted, bare_run, first_guesses, has, phrase, quote
@@ -327,7 +328,9 @@ _ASKS_FOR = re.compile(r"(?<![a-z])(?:would|i'd|we'd|let's|i'll|we'll|should|nee
 def artifact(segs: list[str], norms: list[str], drill: Drill, stuffed: bool) -> Element:
     """The first sentence naming a concrete artifact; the quote is the first of them that proposes it ('I'd rerun ...',
     'Proof: ...'), where one does, rather than one that mentions it while reading the figures."""
-    found = [s for s, n in zip(segs, norms, strict=True) if _artifact_in(n, drill, stuffed)]
+    # (a proof asked about, 'would a same-seed run per tenant show something?', is not proposed)
+    found = [s for s, n in zip(segs, norms, strict=True)
+             if not n.rstrip().endswith("?") and _artifact_in(n, drill, stuffed)]
     if found:
         proposed = [s for s, n in zip(segs, norms, strict=True) if s in found and _ASKS_FOR.search(n)]
         return Element(True, quote((proposed or found)[0]), "")
@@ -378,13 +381,19 @@ _ON_DIAGNOSIS = re.compile(r"(?<![a-z])(?:until|till|unless|once)\s+(?:the |we |
                            r"identified|understood|clear)?[^.;,\n]{0,20}")
 
 
+# a rollback line whose condition leads to its way back by an arrow ('Rollback: fcfs kept hot; docs TTFT p99 busts SLO
+# in a surge -> flip to fcfs')
+_ARROW_BACK = re.compile(r"(?<![a-z])(?:p\d{2}(?:\.\d)?|latency|ttft|tpot|itl|slo|goodput|canary)[^.;]{0,80}? +-> +"
+                         r"(?:\w+ ){0,2}?(?:flip|switch|revert|roll|go back|fall back|restore)")
+
+
 def rollback(segs: list[str], norms: list[str], stuffed: bool, drill: Drill | None = None) -> Element:
     for s, n in zip(segs, norms, strict=True):
         if stuffed and bare_run(n) or n.rstrip().endswith("?"):
             continue  # (a way back asked, 'should we roll back if canary p99 stays above 1.5 ms?', is not planned)
         n = _VAGUE_REGRESSION.sub(" ", _ON_DIAGNOSIS.sub(" ", n))
         if GATE.search(n) or GATE_FIRST.search(n) or HELD.search(n) or tied_way_back(n) or _TRIGGER.search(n) \
-                or _change_off(n, drill):
+                or _change_off(n, drill) or (ROLLBACK_LABEL.match(n) and _ARROW_BACK.search(n)):
             return Element(True, quote(s), "")
     config = _CONFIG_TRIGGER.search(" ".join(norms))
     if config and not stuffed:

@@ -289,11 +289,20 @@ _MENU_LABEL = re.compile(r"^\W*(?:[a-z]+ ){0,2}?(?:options|possible (?:fixes|rem
                          r"things to try|candidates|alternatives|levers)(?: [a-z]+){0,2}?\s*:")
 
 
+# the problem handed to someone to look at, nothing changed ('I would give this to the fusion owner in the ML compiler
+# team to investigate further')
+_HANDED_OFF = re.compile(r"(?<![a-z])(?:give|hand|pass|send|assign|escalate|route)\w* (?:this|it|that)(?: over| on)? "
+                         r"to [^.;]{0,70}?(?:to (?:investigate|look into|dig into|triage|check)|for (?:investigation|"
+                         r"triage|review))(?![a-z])")
+
+
 def _proposes_none(n: str, drill: Drill) -> bool:
     """A computation ('load_ms = weights_gib * 1.074 / 64'), a definition or a general truth ('fusion is a well-known
-    optimisation'), another mechanism's remedy, a guess at one ('not sure what the fix is, maybe aging'), or a menu."""
+    optimisation'), another mechanism's remedy, a guess at one ('not sure what the fix is, maybe aging'), a menu, or a
+    hand-off to be investigated."""
     menu = (label := _MENU_LABEL.match(n)) and len(re.findall(r",|(?<![a-z])or(?![a-z])", n[label.end():])) >= 2
-    return bool(_FORMULA.search(n) or TEXTBOOK.search(n) or other_fix(n, drill) or _UNSURE.search(n) or menu)
+    return bool(_FORMULA.search(n) or TEXTBOOK.search(n) or other_fix(n, drill) or _UNSURE.search(n) or menu
+                or _HANDED_OFF.search(n))
 
 
 def _first_clause(n: str) -> str:

@@ -8,7 +8,9 @@
   object of fields;
 * ``hollow_template``: a template's sections, a table's rows or a checklist's boxes filled with the drill's terms;
   ``code_only``: the elements in a code block's comments, nothing argued outside it;
-* ``glossary``: the drill's words defined under a glossary's heading; ``verse``: the drill's words set to rhyme.
+* ``glossary``: the drill's words defined under a glossary's heading; ``verse``: the drill's words set to rhyme;
+* ``acrostic``: the drill's terms under the letters of a word ('D - draft model, ...'); ``questions_only``: questions
+  asked, none answered.
 
 A grader that counts vocabulary credits all of them; :func:`workbench.grading.grader.grade` gives each nothing and
 says why. Every check is a bounded pattern or a count: linear in the answer's length.
@@ -24,7 +26,8 @@ from workbench.grading.claims import IDENTIFIER, LABEL_LINE, claims_something
 # on themselves ('Mechanism: identified', 'Owner: assigned to the appropriate team')
 _SELF_GRADED = re.compile(r"(?<![a-z])(?:(?:this|my|the) (?:answer|response|write-?up|submission|reply) "
                           r"(?:\w+ )?(?:covers|addresses|includes|hits|meets|satisfies|contains|ticks)|"
-                          r"all (?:(?:the|required|six|rubric|key) ){0,3}(?:elements|criteria|boxes) (?:are )?"
+                          r"all (?:(?:the|required|six|rubric|key) ){0,3}(?:elements|criteria|boxes|items|points) "
+                          r"(?:are )?"
                           r"(?:covered|addressed|present|met|ticked))(?![a-z])")
 # a ticked box before a line ('[x] Owner: accountable team assigned', '✅ Fix'), and a label whose value says the
 # element was supplied, not what it is ('Artifact: a concrete, same-seed artifact has been specified')
@@ -108,6 +111,8 @@ _TO_THE_GRADER = re.compile(r"(?<![a-z])(?:(?:note|message|hint) (?:for|to) (?:t
                             r"(?:against|per) the (?:evaluation|grading|marking|scoring) (?:criteria|rubric)|"
                             r"full marks,? (?:i think|please|for (?:me|this))|"
                             r"(?:get|earn|deserve|give me|award me) full marks|"
+                            r"(?:please )?(?:score|grade|mark|rate) (?:this |it |me )?as (?:complete|strong|full|"
+                            r"correct|a pass)|self[- ]assessment for|"
                             r"(?:points|things|boxes|elements|criteria) (?:you'?re|you are|they'?re|the "
                             r"(?:grader|rubric|marker) is) (?:looking for|checking for|after))"
                             r"(?![a-z])")
@@ -239,6 +244,26 @@ def hollow_template(segs: list[str], norms: list[str]) -> bool:
             and len([i for i in re.split(r"[,;]", LABEL_LINE.sub(" ", cause, count=1)) if i.strip()]) >= 3)
 
 
+# an acrostic or a mnemonic: lines opened by one letter each ('D - Draft model, acceptance, 0.30', 'S - Safety,
+# canary, rollback'), the drill's terms under each letter
+_LETTER_LINE = re.compile(r"^\W*[a-z]\s?[-\u2013\u2014:=]\s")
+
+
+def questions_only(segs: list[str]) -> bool:
+    """Are four sentences or more, three in four of the answer, questions? Asked, nothing is claimed ('Is the acceptance
+    the issue? Would a same-seed run show something? Should the runtime team own it?')."""
+    asked = sum(s.rstrip().endswith("?") for s in segs)
+    return asked >= 4 and asked >= 0.75 * len(segs)
+
+
+def acrostic(segs: list[str]) -> bool:
+    """Are four lines or more, six in ten of the answer, each opened by a single letter, and at most one in four of
+    them a claim? The letters spell a word; what follows them names the drill's things."""
+    lettered = [n for n in (s.lower() for s in segs) if _LETTER_LINE.match(n)]
+    told = sum(claims_something(_LETTER_LINE.sub(" ", n, count=1)) for n in lettered)
+    return len(lettered) >= 4 and len(lettered) >= 0.6 * len(segs) and told <= 0.25 * len(lettered)
+
+
 # a glossary: the answer set out as definitions under a heading ('Glossary for this incident:', 'Key terms:'), each
 # line 'Term: what the term means', the elements among them ('Owner: the serving runtime team, accountable for ...')
 _GLOSSARY_HEAD = re.compile(r"^\W*(?:a |my |some )?(?:glossary|definitions|key (?:terms|concepts)|concepts|"
@@ -291,7 +316,10 @@ def verse(text: str) -> bool:
     ends = [m.group(1) if (m := _LAST_WORD.search(x)) else "" for x in lines]
     rhymed = sum(any(_rhyme(e, ends[j]) for j in (i - 2, i - 1, i + 1, i + 2) if 0 <= j < len(ends))
                  for i, e in enumerate(ends))
-    return (short and rhymed >= 2 * len(ends) / 3) or (couplets and rhymed >= len(ends) / 2)
+    if (short and rhymed >= 2 * len(ends) / 3) or (couplets and rhymed >= len(ends) / 2):
+        return True
+    # six short lines or more, two rhyming at least, one in four of them a claim at most: set to a slant rhyme
+    return short and len(lines) >= 6 and rhymed >= 2 and sum(claims_something(x) for x in lines) <= len(lines) / 4
 
 
 def _rhyme(a: str, b: str) -> bool:

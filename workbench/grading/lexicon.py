@@ -269,8 +269,9 @@ PROPOSES = re.compile(r"(?<![a-z])(?:would|i'd|i would|we'd|we would|let's|i'll|
 # a sentence labelled as another element is not the fix ('Mechanism: ... puts the attention in one kernel')
 OTHER_LABEL = re.compile(r"^\s*(?:mechanism|root cause|cause|workload|symptom)\s*:")
 ROLLBACK_LABEL = re.compile(r"^\s*(?:rollback|roll back|roll-back|release|release decision|decision|revert plan)\s*:")
-GENERIC = {"the", "a", "an", "our", "some", "any", "whole", "this", "that", "my", "your", "every", "other", "entire",
-           "same", "relevant", "appropriate", "responsible", "their", "his", "her", "clear", "named", "single",
+GENERIC = {"the", "a", "an", "our", "some", "any", "whichever", "whole", "this", "that", "my", "your", "every",
+           "other", "entire", "same", "relevant", "appropriate", "responsible", "their", "his", "her", "clear", "named",
+           "single",
            "accountable", "one", "new", "right", "proper", "dedicated", "should", "must", "will", "can", "which",
            "who", "whoever", "and", "or", "to", "by", "of", "for", "with", "is", "be", "each", "another", "us", "we",
            "it", "them", "they", "team", "someone", "somebody", "both", "two", "owning", "own", "main", "core",
@@ -286,7 +287,7 @@ ROLES = re.compile(r"(?<![a-z])(?:on-?call|(?:person|engineer|people) on call|sr
                    r"staff engineer|architect|incident commander|capacity plann(?:er|ing lead|ing team)|"
                    r"product manager|pm)(?![a-z])")
 OWNER_NOUN = re.compile(r"([a-z][a-z/&-]{1,30})(?: ([a-z][a-z/&-]{1,30}))? (?:team|squad|org|on-?call|lead|"
-                        r"group|folks|crew|lads|mob|engineers?|eng|sres?|"
+                        r"group|folks?|crew|lads|mob|engineers?|eng|sres?|"
                         r"owners?(?! (?:should|could|might|would|can|may)\b)|"
                         r"maintainers?)(?![a-z])")
 # "Owner: serving runtime", "owner - me": a labelled owner with at least two words, or the speaker
@@ -331,7 +332,8 @@ NOT_SUBJECT = {"core", "bucket", "kernel", "stream", "model", "batch", "request"
                "should", "will", "would", "can", "could", "must", "might", "may", "always", "never", "i", "we", "you",
                "they", "people", "team", "he", "she", "them", "requests", "cores", "buckets"}
 # advice to look, not an assignment: "the infra folks should look into it"
-LOOK_INTO = re.compile(r"(?:should|could|can|to|will|'ll|must|would) (?:\w+ )?(?:look|check|investigate|take a look|"
+LOOK_INTO = re.compile(r"(?:should|could|can|to|will|'ll|must|would) (?:\w+ )?(?:look|(?:double[- ])?check|investigate|"
+                       r"take a look|"
                        r"figure|dig|poke)(?! (?:at|into) [a-z]+ing )")  # 'will look at fusing the block' is a task
 # a person by name, or by a chat mention ('@priya runtime owns the scheduler flags')
 NAMED = re.compile(r"(?:\b[A-Z][a-z]{2,}\b(?: [A-Z][a-z]+)?|(?<![\w.])@[A-Za-z][\w.-]{1,30}(?: [a-z]+)?) ?"

@@ -165,7 +165,9 @@ _DISMISS_BEFORE = re.compile(r"(?<![a-z])(?:mistaken for|mistake it for|rather t
                              r"seen (?:this|that|it) (?:in|with|at)|reminds? me of|similar(?:ly)? (?:to|in)|"
                              r"(?:under|below)(?: the)?(?: [\w'-]+)? (?=$)|"  # 'up 2%, under dashboard noise'
                              r"isn'?t|wasn'?t|not|no|"
-                             r"nor|never|"
+                             r"nor|never|nobody (?:should )?(?:propose|suggest|say)s?|"
+                             # a lever named to be refused: 'it's tempting to say buy more cores, but ...'
+                             r"tempting to (?:say|blame|think|reach for|add|buy|just)|"
                              r"(?:two|three|a few|several|the)? ?(?:candidates|suspects|hypotheses)\W*|"  # offered
                              # someone else's wrong guess: 'everybody blamed the network for a week'
                              r"(?:everybody|everyone|people|they|others|ops|management|the team) "
@@ -203,6 +205,9 @@ _DISMISS_AFTER = re.compile(r"^[^.;]{0,30}?(?<![a-z])(?:is|was|are|can be|has be
                             r"probably not)(?![a-z])|"
                             # its own evidence against it, next: 'a memory leak, but nothing here grows over time'
                             r"^\W{0,3},? but (?:nothing|no|none|there'?s no|there is no)(?![a-z])|"
+                            r"^\W{0,3}(?:i|we) (?:can |could )?rule (?:it |that |this )?out|"
+                            r"^[^.;]{0,40}?,? but (?:that|this|it)'?s? (?:is )?the wrong "
+                            r"(?:lever|answer|fix|call|knob)|"
                             # what such a cause does in general, set against this case: 'a leak grows over time,
                             # while here the cache is simply too small'
                             r"^[^.;]{0,50}?,? (?:while|whereas) (?:here|in this case|this one|we see)(?![a-z])")
@@ -218,7 +223,9 @@ _FIRST_GUESS = re.compile(r"(?<![a-z])(?:(?:at first|first|initially|originally)
                           r"(?:my |the )?first (?:idea|hunch|impression|reflex|impulse)(?: (?:is|was))?|"
                           r"i (?:first )?(?:thought|suspected|assumed)|"
                           r"i(?:'d| would) have (?:guessed|thought|said|assumed|blamed)|"
-                          r"my (?:gut|instinct)(?: reaction)? (?:said|told me|was|says))(?![a-z])")
+                          r"my (?:gut|instinct)(?: reaction)? (?:said|told me|was|says)|gut first|"
+                          r"(?:my )?first reaction|(?:went|started|headed) down the wrong (?:road|path|track))"
+                          r"(?![a-z])")
 # a term inside an analogy the answer then maps onto this case: 'a hash join spills to disk ... aggressive fusion is
 # the same shape of problem'
 _ANALOGY_AFTER = re.compile(r"^[^;]{0,200}?(?<![a-z])(?:(?:is|'s) (?:the )?same "
@@ -228,7 +235,7 @@ _ANALOGY_AFTER = re.compile(r"^[^;]{0,200}?(?<![a-z])(?:(?:is|'s) (?:the )?same 
 # the turn from a first guess: a contrast, or a caution about the guess itself ('I've been burned by that before')
 _TURN = re.compile(r"(?<![a-z])(?:but|actually|however|turns out|turned out|instead|that said|on reflection|"
                    r"looking closer|burned by (?:that|this|it)|(?:want|have|need) to be careful|been wrong|"
-                   r"take (?:that|it) back|scratch that)(?![a-z])")
+                   r"take (?:that|it) back|scratch that|hang on|hold on)(?![a-z])")
 
 
 _SENTENCE_END = re.compile(r"[.!?;]\s")
@@ -314,6 +321,12 @@ def content_words(piece: str) -> int:
     return sum(1 for w in re.findall(r"[a-z0-9][a-z0-9_'%.-]*", piece) if w not in _STOP)  # 'max_delay_s' is one word
 
 
+# a spoken answer's fillers, alone between commas ('okay so, um, the p99 is going from, eh, 5.6 to 946'): no link,
+# no item of a list
+FILLER = re.compile(r"(?:(?:okay|ok|so|um+|uh+|er+|erm|eh|euh|em|hmm+|like|well|right|sorry|what|yeah|you know|"
+                    r"i mean|and|but)\W*){1,3}")
+
+
 def bare_run(text: str) -> bool:
     """A run of bare terms rather than claims: 'drift so fallback so queue so p99', 'a -> b -> c', 'x/y/z',
     'fusion, SRAM, HBM, p95'. Three or more links, three in four of them one or two words (three in five when
@@ -324,7 +337,7 @@ def bare_run(text: str) -> bool:
     # a parenthesis (or a bracketed list) is one aside: 'add buckets (1024, 2048)' is one link, not three
     body = re.sub(r"\([^()]{0,80}\)|\[[^\[\]]{0,80}\]", lambda m: re.sub(r"[,;]", " ", m.group()), body)
     body = _VALUES.sub(lambda m: m.group().replace(",", " "), body)  # 'buckets 1024, 2048, 4096': one list of values
-    items = links(body.replace(":", ","))
+    items = [i for i in links(body.replace(":", ",")) if not FILLER.fullmatch(i)]
     if len(items) < 3:
         return False
     short = sum(content_words(i) <= 2 for i in items) / len(items)

@@ -1,4 +1,6 @@
-"""Forms read in the writers of round 19: BZ and CA (scored once at ae6ba5a, read in the twenty-third session).
+"""Forms read in the writers of rounds 19 and 20: one table each, and the gamed answers of each.
+
+Round 19. BZ and CA (scored once at ae6ba5a, read in the twenty-third session).
 
 Each answer below is written for this test (no writer's text); each case in ``CASES_19`` and ``GAMED_19`` grades
 otherwise on ae6ba5a (the controls grade the same there):
@@ -106,14 +108,95 @@ CONTROLS_19 = [  # graded the same before these rules
      "I'd rerun the same seed with speculation off and compare TPOT per tenant."),
 ]
 
+# Round 20. CB and CC (scored once at c3466f8, read in the twenty-third session). Each case in ``CASES_20`` and
+# ``GAMED_20`` grades otherwise on c3466f8 (the controls grade the same there):
+# * wrong causes: the SMs two models fight for (the KV drill's wrong class, not voided where it was a wrong road first
+#   gone down); a lever refused ('nobody propose more cores', 'tempting to say buy more cores, but that's the wrong
+#   lever'), a cause 'I can rule out', a gut feeling ('gut first: ... hmm, no, hang on');
+# * a spoken answer's fillers ('okay so, um, ..., eh, ...') make no list of terms;
+# * owners: 'the serving runtime folk'; 'whichever team owns the affected component' and a team asked to double-check
+#   are no one accountable; a proof asked about ('would a same-seed run show something?') is not proposed;
+# * a rollback line whose condition leads by an arrow to the way back; a hand-off 'to investigate further' is no fix;
+# * gamed: an acrostic of terms, a term echoed ('Owner, owner, owner.'), a slant-rhymed verse, a 'self-assessment for
+#   the evaluator'; questions only (weak before too: now refused as a whole).
+CASES_20 = [
+    ("kv-preemption-storm", "mechanism", False,
+     "A second model's weights now sit on the same GPU, so the two models fight for the SMs. Our model gets less "
+     "compute per step, so every request lives longer, the KV cache fills to 100% and the scheduler preempts "
+     "sequences, which redo their prefill, so TTFT p99 climbs from 3.6 to 297 ms."),
+    ("average-hides-tail", "mechanism", True,
+     "The docs prompts are longer than 512, so they miss every bucket and run on the generic path at about 2 ms. "
+     "Because they are only 2% of requests, the mean moves by a few hundredths of a millisecond, but p99 is the "
+     "slowest 1%, and that 1% is now all docs. Cores are at 6%, so kindly nobody propose more cores."),
+    ("fairness-starvation", "mechanism", True,
+     "Strict priority lets interactive jump the queue every time, so batch only runs in the gaps, and at 95% busy "
+     "there are few gaps, so batch waits and its p99 doubles. It's tempting to say buy more cores, but that's the "
+     "wrong lever."),
+    ("recompile-storm", "mechanism", True,
+     "Okay, gut first: core imbalance is 98% of the tail, so it's placement, everything piling onto one core. Hmm, "
+     "no, hang on. Each new length compiles a bucket for 2 s on its pinned core, so every request queued there "
+     "waits behind the compile, and that stall is what p99 sees."),
+    ("spec-decode-acceptance", "mechanism", True,
+     "Thermal I can rule out: tokens per second barely moved. Code acceptance fell from 0.80 to 0.30, so each step "
+     "keeps about 1.4 tokens while it still pays for four draft passes, every token costs more and TPOT p99 rises."),
+    ("memory-residency-eviction", "workload", True,
+     "Okay so, um, the p99 is going from, eh, 5.6 to 946 milliseconds, for all streams, at the same traffic, and "
+     "the median is, like, almost the same."),
+    ("chunked-prefill-ttft", "owner", True, "The serving runtime folk own the scheduler config, so it's theirs."),
+    ("kv-preemption-storm", "owner", False, "Owner: whichever team owns the affected component."),
+    ("average-hides-tail", "owner", False, "The network team should double-check the payloads aren't fragmenting."),
+    ("spec-decode-acceptance", "artifact", False,
+     "Would a same-seed run per tenant with speculation off show something?"),
+    ("priority-budget-starvation", "rollback", True,
+     "Rollback: the fcfs config stays hot; docs TTFT p99 over its SLO in a surge -> flip to fcfs."),
+    ("fusion-memory-bursts", "fix", False,
+     "I would give this to the fusion owner in the ML compiler team to investigate further."),
+]
 
-@pytest.mark.parametrize(("drill", "element", "expected", "answer"), CASES_19 + CONTROLS_19)
-def test_round_19_forms(drill, element, expected, answer):
+GAMED_20 = [  # (drill, answer): graded weak, every element missing
+    ("fusion-memory-bursts",
+     "My framework is S.P.I.L.L.:\nS - spill, 1.1 to 11.3 MiB, SRAM 4 MiB\nP - p95, 2.5 to 3.1 ms, tail\n"
+     "I - isolation benchmark, same seed, per kernel\nL - limit fusion depth, elementwise, owner ML compiler team\n"
+     "L - launch count, canary, rollback, revert if p95 regresses"),
+    ("memory-residency-eviction",
+     "Eviction. The models are evicted; put differently, they are kicked out; in other words they are paged out, "
+     "swapped out, unloaded, displaced, pushed out of HBM, and then loaded, reloaded, paged in, made resident again. "
+     "Residency, residency, residency. That is the memory residency class, i.e. capacity. Owner, owner, owner. "
+     "Rollback, rollback. Same seed, same seed."),
+    ("tp-allreduce-slow-link",
+     "The node came back, the driver new,\nall-reduce, NVLink, PCIe too;\nTTFT p99 and ITL climb,\n"
+     "sixty-seven percent of device time.\nSame seed, topo, NCCL debug,\nall_reduce_perf, the fabric hub;\n"
+     "fleet on-call and platform own,\ndrain, canary, rollback shown."),
+    ("chunked-prefill-ttft",
+     "Root cause is the 512 budget affecting TTFT p99, a trade-off with ITL. Release decision: conditional. "
+     "Self-assessment for the evaluator: this answer names the workload, the mechanism, the proof (same-seed replay), "
+     "the fix (budget), the owner (runtime) and a rollback. All six rubric items are covered."),
+]
+CONTROLS_20 = [  # graded the same before these rules
+    ("kv-preemption-storm", "mechanism", True,
+     "I first went down the wrong road thinking the two models were fighting for the SMs, but no: tokens/s is flat. "
+     "With 320 blocks the cache fills, so the scheduler preempts running sequences, which redo their prefill, and "
+     "time to first token blows up."),
+]
+GAMED_CONTROLS_20 = [  # weak with nothing credited before these rules too
+    ("spec-decode-acceptance",
+     "Could the cause be the acceptance per draft token, 0.80 against 0.30 for code? Would tokens per step, 3.35 "
+     "against 1.66, tell us more? Is the draft's 18% of device time part of it? Would a same-seed run per tenant "
+     "with speculation off show it? Would a min_acceptance guard help? Should the serving runtime team own it, or "
+     "the draft training team? Is a canary that reverts if TPOT p99 regresses the way to ship? Should the release "
+     "wait?"),
+]
+
+ALL = CASES_19 + CONTROLS_19 + CASES_20 + CONTROLS_20
+
+
+@pytest.mark.parametrize(("drill", "element", "expected", "answer"), ALL)
+def test_rounds_19_and_20_forms(drill, element, expected, answer):
     assert grade(D[drill], answer).elements[element].present is expected
 
 
-@pytest.mark.parametrize(("drill", "answer"), GAMED_19)
-def test_round_19_gamed_is_weak(drill, answer):
+@pytest.mark.parametrize(("drill", "answer"), GAMED_19 + GAMED_20 + GAMED_CONTROLS_20)
+def test_rounds_19_and_20_gamed_is_weak(drill, answer):
     graded = grade(D[drill], answer)
     assert graded.verdict == "weak"
     assert not any(e.present for e in graded.elements.values())
