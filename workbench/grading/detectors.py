@@ -238,7 +238,7 @@ def _gate_only(n: str) -> bool:
 
 # 'run' the verb of the workload ('batches run a quarter longer', 'they run on the generic path'), not a run made
 _RUNS_ON = re.compile(r"(?<![a-z])(?:batch|batches|requests?|kernels?|cores?|jobs?|it|they|blocks?|models?|prompts?|"
-                      r"decodes?|prefills?|ops|steps|slices?|docs|documents?|tokens?|who|teams?)\s(?:\w+\s)?runs?(?![a-z])")
+                      r"decodes?|prefills?|ops|steps?|slices?|docs|documents?|tokens?|who|teams?)\s(?:\w+\s)?runs?(?![a-z])")
 
 
 # a proof proposed as a procedure, its noun left out: 'proof: same-seed runs of ...', 'I'd prove it by running ...'

@@ -161,12 +161,16 @@ def _verdict_line(n: str) -> bool:
     return len(re.findall(r"[a-z0-9]+", outside)) <= 3  # the value is its bracketed blanks, a word or two around
 
 
+_CITATION = re.compile(r"\[\d{1,2}\]")  # a numbered reference, '[3]'
+
+
 def cites_away(text: str) -> bool:
     """Does the answer hand every element to a document: three ticket, runbook or change ids or more ('RCA-7731',
-    'SOP-12', 'CHG-5521') in half its sentences or more? A reference is where a claim would be, not one."""
-    ids = _TICKET.findall(text)
+    'SOP-12', 'CHG-5521') or numbered references ('as established in the postmortem [1]') in half its sentences or
+    more? A reference is where a claim would be, not one."""
+    ids = _TICKET.findall(text) + _CITATION.findall(text)
     lines = [s for s in re.split(r"(?<=[.!?])\s+|\n+", text) if s.strip()]
-    cited = sum(bool(_TICKET.search(s)) for s in lines)
+    cited = sum(bool(_TICKET.search(s) or _CITATION.search(s)) for s in lines)
     return len(set(ids)) >= 3 and cited >= 0.5 * len(lines)
 
 
@@ -200,7 +204,8 @@ def config_dump(segs: list[str], norms: list[str]) -> bool:
 # an empty template: 'Root cause: chunked prefill, 512-token budget, decode, ...' with its other sections filled alike
 # ('Impact: ...', 'Fix: token budget 2048, sweep'), or a checklist of unticked boxes ('- [ ] NVLink', '- [ ] owner:
 # GPU fleet on-call'): the headings and the items name things, no line says what causes what
-_CAUSE_LABEL = re.compile(r"^\W*(?:root cause|cause|causes|mechanism|why|diagnosis)\s?:")
+_CAUSE_LABEL = re.compile(r"^\W*(?:root cause|cause|causes|mechanism|why|diagnosis)(?: [a-z]+)?\s?:")
+_STAMP = re.compile(r"^\W*\d{1,2}(?::\d{2})?\s+(?=[a-z])")  # a timeline's time ('02:16 root cause ...')
 _UNTICKED = re.compile(r"^\W{0,3}\[\s?\]")
 _ARROW = re.compile(r"->|\u2192|=>")
 _ROW = re.compile(r"^\s*\|\s*([a-z][a-z /&-]{0,30}?)\s*\|\s*(.*?)\s*\|?\s*$")
@@ -229,7 +234,7 @@ def hollow_template(segs: list[str], norms: list[str]) -> bool:
     all claiming; or a checklist of five unticked boxes or more, at most one of them claiming? Headings and items name
     the drill's things; nothing in it says what causes what."""
     # (a table's rows read as label lines: '| Mechanism | acceptance 0.80 / 0.30, ... |' is 'mechanism: ...')
-    norms = [_ROW.sub(r"\1: \2", n) for n in norms if not _RULE_ROW.match(n)]
+    norms = [_STAMP.sub("", _ROW.sub(r"\1: \2", n)) for n in norms if not _RULE_ROW.match(n)]
     body = [n for n in norms if not n.lstrip().startswith("#")]
     told = sum(claims_something(n) for n in body)
     if told > 1:
@@ -239,7 +244,8 @@ def hollow_template(segs: list[str], norms: list[str]) -> bool:
         return True
     labelled = [n for n in body if LABEL_LINE.match(n)]
     cause = next((n for n in labelled if _CAUSE_LABEL.match(n)), None)
-    return (len(labelled) >= 5 and len(labelled) >= 0.7 * len(body) and cause is not None
+    # (seven lines in ten labelled, or every line a claim of nothing: a timeline's entries between its labels)
+    return (len(labelled) >= 5 and (len(labelled) >= 0.7 * len(body) or told == 0) and cause is not None
             and not claims_something(cause) and not _ARROW.search(cause)
             and len([i for i in re.split(r"[,;]", LABEL_LINE.sub(" ", cause, count=1)) if i.strip()]) >= 3)
 
@@ -325,6 +331,7 @@ def verse(text: str) -> bool:
 def _rhyme(a: str, b: str) -> bool:
     """Do two different words end alike: three letters, two for short words, two more past a grammatical suffix (a
     shared 'ing' or 'ed' is grammar, not rhyme: 'batching', 'queueing')?"""
+    a, b = (re.sub(r"igh$", "y", w) for w in (a, b))  # spelled apart, said alike: 'high', 'why'
     k = 2 if min(len(a), len(b)) <= 4 else 3
     if a.endswith(("ing", "ion", "ed", "es", "ly")):
         k += 2

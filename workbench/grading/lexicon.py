@@ -52,14 +52,15 @@ ACTIONS = ("fix", "add", "lower", "raise", "switch", "move", "cap", "set", "use"
            "dispatch", "serve", "host", "send", "steer", "distribute", "isolate", "dedicate", "offload", "migrate",
            "relocate", "balance", "load-balance", "load balance", "scale out", "scale up", "rate-limit", "rate limit",
            "teach", "derive", "tries", "dial", "decrease", "tighten", "open", "spin up", "stand up", "provision",
-           "merge", "prepare", "drain", "cordon", "retrain", "fine-tune", "take", "restart", "turn", "trial", "pilot")
+           "merge", "prepare", "drain", "cordon", "retrain", "fine-tune", "take", "restart", "turn", "trial", "pilot",
+           "push the")  # not 'push for' (argue for)
 # a plan, posture or strategy for rolling back named, with nothing said of it, is no way back ('ship once it is
 # addressed, with a rollback plan in place')
 _NAMED_ONLY = (r"(?! (?:plan|posture|strategy|story|procedure|process)s? (?:in place|ready|aligned|defined|agreed|"
                r"exists))")
 WAY_BACK = re.compile(r"(?<![a-z])(?:roll(?:s|ed|ing)?[ -]?back" + _NAMED_ONLY + r"|rollback" + _NAMED_ONLY +
                       r"|revert\w*|auto-?revert\w*|"
-                      r"(?:switch|flip|go|mov|swap|fall|cut|chang|put|rout|send|shift|bring|drain|dial|scal|roll)"
+                      r"(?:switch|flip|go|mov|swap|fall|cut|chang|put|rout|send|shift|bring|drain|dial|scal|roll|snap)"
                       r"(?:\w*) (?:\w+ ){0,5}?back|back to|back (?:\w+ ){0,2}?out|back off to|undo|unwind\w*|"
                       # back in its own meaning: 'restore the 4,000 blocks if ...', 'bail out to the pinned plan'
                       r"restor\w*|reinstat\w*|bail\w* out|"
@@ -151,7 +152,10 @@ _VALIDATION = (r"(?:load[- ]test|canary|validat\w*|pass\w*|green|meets?|producti
                r"match\w*|pilot|stays?|stayed|holds?|percentile|agree\w*|"
                # a measurement restored: 'unless its bus bandwidth returns to nvlink levels', 'back at nvlink levels'
                r"returns? to|(?:comes? |is )?back (?:at|near|to|under|below) [\w-]+|recover\w*)")
-GATE = re.compile(r"(?<![a-z_])(?:(?:hold|held|block|gate|pause|freeze|delay)\w{0,3}(?![\w'])(?: [\w-]+){0,5}?|on hold|"
+# (the batcher holding requests until a batch fills is the mechanism, no release held: 'holding requests until ...')
+GATE = re.compile(r"(?<![a-z_])(?:(?:hold|held|block|gate|pause|freeze|delay)\w{0,3}(?![\w'])"
+                  r"(?! (?:each |every |the |all |incoming |new )?(?:requests?|prompts?|tokens?|sequences?)(?![a-z]))"
+                  r"(?: [\w-]+){0,5}?|on hold|"
                   r"(?:don'?t|do not|doesn'?t|does not|won'?t|will not|wouldn'?t|would not|shouldn'?t|should not|"
                   # (not a past event: 'nvlink did not come back after the driver update' is a mechanism)
                   r"can'?t|cannot|mustn'?t|must not|(?<!did )(?<!had )(?<!has )(?<!was )not|never|no) "

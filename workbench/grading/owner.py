@@ -47,7 +47,7 @@ _OUTSIDE = re.compile(r"(?<![a-z])(?:the |our )?(?:chip |hardware |gpu |accelera
 # a team that holds none of the levers a serving or compiler regression is fixed with (the product's data scientists,
 # the benchmarking group, the front-end, marketing): it may be told, it cannot own the fix and the way back
 _NO_LEVER = re.compile(r"(?<![a-z])(?:the |our |a )?(?:[\w'-]+ ){0,2}?(?:data[- ]science|analytics|benchmarking|"
-                       r"marketing|sales|customer[- ]success|support|front[- ]?end|ux|design|finance|"
+                       r"product|marketing|sales|customer[- ]success|support|front[- ]?end|ux|design|finance|"
                        r"legal)(?: (?:and|&) [\w-]+)? (?:team|group|org|folks|people|squad|engineers)(?![a-z])")
 # a plural subject's plain verb ('the compiler folks add longer buckets')
 _ACTS = re.compile(r" (?:" + "|".join(a for a in ACTIONS if " " not in a) + r"|own|take|handle|do)(?![a-z])")
@@ -128,8 +128,12 @@ _ORG_OWNER_ACTS = re.compile(r"(?<![a-z])(?:compiler|runtime|serving|platform|ke
 
 # a team given the work by a relative clause ('I'd have serving runtime, who own the batcher settings, put ...'), or
 # a team's person doing it ('ML compiler team's quantisation person adds 1024 and 2048 buckets')
-_WHO_OWN = re.compile(r"(?:" + ORG + r"|(?<![a-z])[a-z][a-z/&-]+ (?:team|group|org|squad|lead)), who (?:owns?|runs?|"
+_WHO_OWN = re.compile(r"(?:" + ORG + r"|(?<![a-z])[a-z][a-z/&-]+ (?:team|group|org|squad|lead|people|folks|guys))"
+                      r"(?: (?:people|folks|guys|team))?(?:,? who| \((?:who|they)) (?:owns?|runs?|"
                       r"(?:is|are) (?:responsible|accountable) for) ")
+# an organisation that is to decide ('Capacity planning should decide if co-hosting is worth it')
+_ORG_DECIDES = re.compile(r"(?:^|[.;:] )\W*(?:the )?" + ORG + r" (?:should|must|will|needs to|has to|gets to|can) "
+                          r"(?:decide|make the call|sign off|approve|drive|lead|handle|own)(?![a-z])")
 _TEAMS_PERSON = re.compile(r"(?<![a-z])(?:team|group|org)'s (?:[a-z-]+ ){0,2}(?:person|engineer|expert|specialist|lead|"
                            r"people|folks) (?:[a-z]+s|should|will|must|can|needs to|has to) ")
 
@@ -152,7 +156,8 @@ _DETERMINER = re.compile(r"(?:the|our|my|your|their|an?)\W+$")
 
 
 def _short_roles(s: str, n: str) -> str:
-    capital = {m.lower() for m in re.findall(r"(?<![A-Za-z])(EM|PM|TL)(?![A-Za-z])", s)}
+    # (not a ticket's id: 'PM-2291' is a postmortem)
+    capital = {m.lower() for m in re.findall(r"(?<![A-Za-z])(EM|PM|TL)(?![A-Za-z]|-\d)", s)}
     return _SHORT_ROLE.sub(lambda m: m.group() if m.group() in capital or _DETERMINER.search(n[:m.start()])
                            else " " * len(m.group()), n)
 
@@ -218,7 +223,8 @@ def _owner_in(s: str, n: str) -> bool:
         words = [w for w in m.groups() if w]
         acts = re.match(r" (?:(?!is |was |has |does )[a-z]+s|have) ", n[m.end():]) or (  # the subject: 'the team adds'
             m.group().endswith(("folks", "lads", "crew", "engineers", "sres", "owners")) and _ACTS.match(n[m.end():]))
-        users = m.group().endswith(("folks", "folk", "lads", "crew", "mob")) and words and words[-1] in _STREAMS
+        users = m.group().endswith(("folks", "folk", "lads", "crew", "mob", "people", "guys")) and words and \
+            words[-1] in _STREAMS
         if (cue or acts) and words and words[-1] not in GENERIC and words[0] not in ("someone", "somebody") \
                 and not users:  # 'the chat folks, who did nothing wrong, also get slower' are its users
             return True
@@ -243,7 +249,7 @@ def _owner_in(s: str, n: str) -> bool:
         if not set(subject) & (NOT_SUBJECT | _VAGUE) and subject[-1] not in GENERIC and not tool:
             return True
     if _ORG_ACTS.search(n) or _ORG_OWNER_ACTS.search(n) or _PAREN_OWNER.search(n) or (cue and _TEAM_OF.search(n)) \
-            or _ORG_ALONE.match(n) or _WHO_OWN.search(n) or _TEAMS_PERSON.search(n):
+            or _ORG_ALONE.match(n) or _WHO_OWN.search(n) or _TEAMS_PERSON.search(n) or _ORG_DECIDES.search(n):
         return True
     vague = re.search(r"(?<![a-z])(?:someone|somebody|whoever|whichever (?:team|group|org))(?![a-z])", n)
     mine = I_OWN.search(n)

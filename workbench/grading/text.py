@@ -186,12 +186,14 @@ _DISMISS_BEFORE = re.compile(r"(?<![a-z])(?:mistaken for|mistake it for|rather t
 _DISMISS_AFTER = re.compile(r"^[^.;]{0,30}?(?<![a-z])(?:is|was|are|can be|has been)? ?(?:ruled out|excluded|irrelevant|"
                             r"unrelated|not involved|not a (?:cause|factor)|a consequence|zero|none|nil|"
                             # counted at nought: 'preemptions are 0' (not 'rose from 0 to 531')
-                            r"(?:(?<=are )|(?<=is )|(?<=was )|(?<=were )|(?<=at )|(?<=: )|(?<== ))"
+                            r"(?:(?<=are )|(?<=is )|(?<=was )|(?<=were )|(?<=at )|(?<=: )|(?<== )|(?<=still ))"
                             r"0(?![\d]|[.,]\d)(?!\s?(?:->|to)\s?\d)|"
                             r"not (?:it|the "
                             r"(?:cause|issue|problem))|isn'?t (?:it|the (?:cause|issue|problem))|"
                             # a counterfactual test of it: 'a leak would look different', '... would show steady growth'
-                            r"would (?:look|show|appear|grow|have shown|have looked)|"
+                            r"would (?:look|show|appear|grow|have shown|have looked|make)|"
+                            # a lever refused: 'adding cores will do nothing'
+                            r"(?:will|would|does|do|can) do (?:nothing|little)|"
                             # denied by its own evidence: 'a leak wouldn't give you loads = evictions'
                             r"(?:wouldn'?t|would not|doesn'?t|does not|can'?t|cannot) (?:give|explain|produce|cause)|"
                             # a wrong remedy refused: 'more cores will not help', 'adding GPUs won't fix it'
@@ -218,7 +220,7 @@ _NONE_COUNTED = re.compile(r"(?<![\d.,])0\s?$")
 
 
 # a first guess the answer then turns from: 'at first I thought it was the front-end ... but then I looked at the cores'
-_FIRST_GUESS = re.compile(r"(?<![a-z])(?:(?:at first|first|initially|originally)[^.;]{0,12}(?:thought|thinking|"
+_FIRST_GUESS = re.compile(r"(?<![a-z])(?:(?:at first|first|initially|originally)[^.;]{0,12}(?:thought|thinking|think|"
                           r"suspected|assumed|guess\w*)|my first (?:guess|thought|instinct)|"
                           r"(?:my |the )?first (?:idea|hunch|impression|reflex|impulse)(?: (?:is|was))?|"
                           r"i (?:first )?(?:thought|suspected|assumed)|"
@@ -280,6 +282,8 @@ def asserted(text: str, term: str) -> bool:
             continue
         if text[m.start() - 1:m.start()] in ("'", '"') and text[m.end():m.end() + 1] in ("'", '"'):
             continue  # in scare quotes ("chasing 'noise'"): named to be doubted, not put forward
+        if _LIKE_ANALOGY.search(text, max(0, m.start() - 160), m.start()):
+            continue  # a simile's thing ('like certifying an upgrade on the test track, then finding the real network')
         if _PART_OF.search(before) or (m.group().startswith("more") and _OR_MORE.search(before)) or \
                 _OTHER_DOMAIN.search(before) or _TEAM_AFTER.match(text, m.end()):
             continue  # a part of a breakdown ('split in shape, noise and contention'), a count, an analogy's thing
@@ -290,13 +294,13 @@ def asserted(text: str, term: str) -> bool:
 
 
 # a term named as one part of a breakdown ('the error split in shape, noise and contention', 'split shape/noise/...')
-_PART_OF = re.compile(r"(?<![a-z])(?:split|broken(?: down| up)?|breakdown|decomposed|decomposition|attributed|"
-                      r"attribution)"
-                      r"(?: (?:in|into|by|between|across))?(?:[ ,/(]+[\w-]+){0,3}[ ,/(]+$")
+_PART_OF = re.compile(r"(?<![a-z])(?:split|broken(?: down| up)?|breakdown|decompos\w*|attributed|attribution)"
+                      r"(?: (?:in|into|by|between|across))?(?:[ ,/(]+[\w-]+){0,8}[ ,/(]+$")
 # another domain's thing in an analogy ('in a water network, three pumping stations ...', 'ring networks between pump
 # stations'): not this incident's network
 _OTHER_DOMAIN = re.compile(r"(?<![a-z])(?:water|power|electric(?:al)?|gas|road|rail(?:way)?|irrigation|sewer|"
                            r"telephone|social|neural|ring|pipe|river|drainage|canal|postal|transport)\s$")
+_LIKE_ANALOGY = re.compile(r"(?<![a-z])(?:like|as if|as when|just as) [a-z]+ing(?![a-z])[^.;:]*$")
 # a term that names a team ('the tokenizer team', 'the network folks'): people, not a cause put forward
 _TEAM_AFTER = re.compile(r"(?:'s)? (?:team|group|org|squad|folks|people|engineers|on-?call)(?![a-z])")
 _OR_MORE = re.compile(r"(?<![a-z])(?:\d+|one|two|three|four|five|several) or $")  # 'two or more cores': a count

@@ -1,4 +1,4 @@
-"""Forms read in the writers of rounds 19 and 20: one table each, and the gamed answers of each.
+"""Forms read in the writers of rounds 19, 20 and 21: one table each, and the gamed answers of each.
 
 Round 19. BZ and CA (scored once at ae6ba5a, read in the twenty-third session).
 
@@ -187,16 +187,75 @@ GAMED_CONTROLS_20 = [  # weak with nothing credited before these rules too
      "wait?"),
 ]
 
-ALL = CASES_19 + CONTROLS_19 + CASES_20 + CONTROLS_20
+
+# Round 21. CD and CE (scored once at 84bdb03, read in the twenty-third session). Each case in ``CASES_21`` and
+# ``GAMED_21`` grades otherwise on 84bdb03:
+# * owners: a team 'guys who own' or '(they own ...)' a thing, an organisation that 'should decide'; a product team
+#   holds no lever; a postmortem's id ('PM-2291') is no product manager;
+# * wrong causes refused or set apart: 'adding cores will do nothing', a breakdown 'decomposed into a shape part, a
+#   noise part ...', 'at first I think ... but no', a count 'still 0', a simile ('like certifying an upgrade on the
+#   test track, then finding the real network ...'), 'X would make the high-priority one worse';
+# * a step 'still runs' the draft: no proof; a batcher 'holding requests until' a batch fills holds no release; 'snap
+#   back' is a way back; 'push the budget up' and a 'per-request cutoff on speculation' are fixes;
+# * gamed: a hollow incident timeline, a verse rhymed by sound ('high', 'why'), references instead of claims.
+CASES_21 = [
+    ("chunked-prefill-ttft", "owner", True,
+     "Let the serving runtime guys who own the scheduler decide on the final budget."),
+    ("kv-preemption-storm", "owner", True,
+     "Decision: I'd have serving runtime (they own the memory split) put the cache back."),
+    ("kv-preemption-storm", "owner", True, "Capacity planning should decide if co-hosting is worth it."),
+    ("compiler-runtime-mapping", "owner", False,
+     "This one should sit with the chat product team, since their users' prompts changed."),
+    ("batching-queueing-delay", "mechanism", True,
+     "It is not compute: cores got less busy, 73% to 43%, so adding cores will do nothing. The batcher now holds "
+     "each request until 29 have gathered or 20 ms pass, so requests wait out the timer, and a batch of 29 runs "
+     "much longer, so every request pays the wait plus the long batch and API p99 goes from 11.5 to 46 ms."),
+    ("fairness-starvation", "mechanism", True,
+     "At first I think this is priority inversion... but no, interactive got much better. Priority inversion "
+     "would make the high-priority one worse. Strict priority always serves interactive first, and with cores 95% "
+     "busy there is little spare, so batch waits behind every interactive request and its p99 doubles."),
+    ("spec-decode-acceptance", "mechanism", True,
+     "KV max rose, so first I think it is cache pressure, but preemptions are still 0. The draft was trained on "
+     "chat, so on the templating language acceptance fell from 0.80 to 0.30; each step still pays four draft "
+     "passes but keeps 1.66 tokens instead of 3.35, so every token costs more and TPOT p99 rises."),
+    ("spec-decode-acceptance", "artifact", False,
+     "Each step still run the draft 4 times and verify all of it, but only 1.66 tokens come out per step."),
+    ("batching-queueing-delay", "rollback", False,
+     "The batcher is now holding requests until the batch is full or the delay expires, and wait p99 is 20 ms."),
+    ("compiler-runtime-mapping", "rollback", True,
+     "Serving on-call rolls it out to 5% with the old plan pinned, and if canary p99 is more than 5% worse we snap "
+     "back automatically."),
+    ("chunked-prefill-ttft", "fix", True, "I would push the budget up to around 2k tokens."),
+    ("spec-decode-acceptance", "fix", True, "In the meantime, put a per-request cutoff on speculation."),
+]
+
+GAMED_21 = [
+    ("tp-allreduce-slow-link",
+     "Incident timeline (UTC):\n01:05 Node back from reboot with the new driver.\n01:09 Latency alerts fire.\n"
+     "01:12 Root cause identified: all-reduce, link, tensor parallel.\n01:15 Owner paged: GPU fleet on-call.\n"
+     "01:20 Artifact captured: same seed, topo, NCCL.\n01:25 Fix applied: NVLink, fabric manager.\n"
+     "01:40 Release decision: held.\n02:00 Resolved."),
+    ("spec-decode-acceptance",
+     "The draft proposed four at every step,\nacceptance fell, the tokens slept;\nTPOT p99 climbed high,\n"
+     "the code tenant asked why,\nper tenant, same seed, the proof is kept.\n\nThe runtime team owns the flag,\n"
+     "the draft team retrains when numbers lag;\ncanary first, revert if worse,\nhold the release, end of verse."),
+    ("recompile-storm",
+     "As the postmortem [1] and the design review [2] establish, this regression is fully explained by the known "
+     "issue [3]. The artifact is the one in section 4 of [2]. Ownership follows the RACI in [4], and the rollback "
+     "is the one in runbook [5].\n[1] Postmortem PM-2291.\n[2] Design review DR-77.\n[3] Known issue KI-412.\n"
+     "[4] RACI matrix, rev. 9.\n[5] Runbook RB-18."),
+]
+
+ALL = CASES_19 + CONTROLS_19 + CASES_20 + CONTROLS_20 + CASES_21
 
 
 @pytest.mark.parametrize(("drill", "element", "expected", "answer"), ALL)
-def test_rounds_19_and_20_forms(drill, element, expected, answer):
+def test_rounds_19_to_21_forms(drill, element, expected, answer):
     assert grade(D[drill], answer).elements[element].present is expected
 
 
-@pytest.mark.parametrize(("drill", "answer"), GAMED_19 + GAMED_20 + GAMED_CONTROLS_20)
-def test_rounds_19_and_20_gamed_is_weak(drill, answer):
+@pytest.mark.parametrize(("drill", "answer"), GAMED_19 + GAMED_20 + GAMED_CONTROLS_20 + GAMED_21)
+def test_rounds_19_to_21_gamed_is_weak(drill, answer):
     graded = grade(D[drill], answer)
     assert graded.verdict == "weak"
     assert not any(e.present for e in graded.elements.values())
