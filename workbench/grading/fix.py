@@ -13,7 +13,7 @@ import re
 
 from workbench.grading.detectors import Element
 from workbench.grading.drills import Drill
-from workbench.grading.fix_bounds import other_fix, reverts, unbounded
+from workbench.grading.fix_bounds import proposes_none, reverts, unbounded
 from workbench.grading.fix_forms import CONFIG_CHANGE, LABEL_ALONE, base_forms, by_pronoun, canaried, gerunds, sweep
 from workbench.grading.lexicon import (
     ACTIONS,
@@ -30,7 +30,6 @@ from workbench.grading.lexicon import (
     OTHER_LABEL,
     PROOF,
     ROLLBACK_LABEL,
-    TEXTBOOK,
 )
 from workbench.grading.text import bare_run, content_words, has, links, negated, phrase, quote
 from workbench.grading.way_back import tied_way_back, without_rollbacks
@@ -158,16 +157,6 @@ _ROLLOUT = re.compile(r"(?<![a-z])behind (?:the |a |an )?(?:[\w-]+ ){0,2}?(?:fla
                       r"(?![a-z])")
 
 
-# no remedy proposed, only a guess at one: 'I'm not really sure what the right fix is, maybe some kind of aging'
-_UNSURE = re.compile(r"(?<![a-z])(?:not (?:really |entirely |totally |quite )?sure|unsure|no idea|don't know|dont know|"
-                     r"do not know) (?:what|which|how|whether|if|about)(?![a-z])|"
-                     r"(?<![a-z])(?:some kind of|some sort of|some mix of|somehow|in some way)(?![a-z])")
-
-
-# a line that opens on the formula, or on a definition of its symbols ('let a be the acceptance and k = 4 the draft
-# length': k = 4 is named, not set)
-_FORMULA = re.compile(r"^\W*[\w.]+\s?=\s?[\w.()]+\s?[*/]\s?[\w.(]|^\W*(?:let|denote|define)\s+[a-z](?:_\w+)?\s+"
-                      r"(?:be|denote|as)(?![a-z])")
 _NEXT_ACT = re.compile(r", (?:and )?(?:then )?(?:(?:the |our )?(?:[\w'-]+ ){1,8}?(?:should|will|would|must|needs? to|"
                        r"has to|can) )?(?=(?:have|get|ask|" + "|".join(sorted(_ACTION_FIRST)) + r")(?![a-z]))")
 _CLAUSE_BREAK = re.compile(r", and (?:then |also )?(?=[a-z])|; |, then ")
@@ -282,29 +271,6 @@ def _acted_on(body: str, masked: str, term: str, m: re.Match) -> bool:
         NOT_A_FIX.search(before) or _TO_PROVE.search(body[at:at + 40]) or _ESCAPE_HATCH.search(before))
 
 
-# a labelled menu of remedies ('Options after that: retrain the draft, shorten it, try another draft, tune batch
-# sizes.', 'Possible fixes: roll back the driver, restart the fabric manager, add GPUs, ...'): three or more, none
-# picked, so none proposed
-_MENU_LABEL = re.compile(r"^\W*(?:[a-z]+ ){0,2}?(?:options|possible (?:fixes|remedies|actions|mitigations)|ideas|"
-                         r"things to try|candidates|alternatives|levers)(?: [a-z]+){0,2}?\s*:")
-
-
-# the problem handed to someone to look at, nothing changed ('I would give this to the fusion owner in the ML compiler
-# team to investigate further')
-_HANDED_OFF = re.compile(r"(?<![a-z])(?:give|hand|pass|send|assign|escalate|route)\w* (?:this|it|that)(?: over| on)? "
-                         r"to [^.;]{0,70}?(?:to (?:investigate|look into|dig into|triage|check)|for (?:investigation|"
-                         r"triage|review))(?![a-z])")
-
-
-def _proposes_none(n: str, drill: Drill) -> bool:
-    """A computation ('load_ms = weights_gib * 1.074 / 64'), a definition or a general truth ('fusion is a well-known
-    optimisation'), another mechanism's remedy, a guess at one ('not sure what the fix is, maybe aging'), a menu, or a
-    hand-off to be investigated."""
-    menu = (label := _MENU_LABEL.match(n)) and len(re.findall(r",|(?<![a-z])or(?![a-z])", n[label.end():])) >= 2
-    return bool(_FORMULA.search(n) or TEXTBOOK.search(n) or other_fix(n, drill) or _UNSURE.search(n) or menu
-                or _HANDED_OFF.search(n))
-
-
 def _first_clause(n: str) -> str:
     """The line's first clause where it is unconditional and another follows ('switch back to WFQ, and keep strict
     priority off until ...'); '' otherwise."""
@@ -356,7 +322,7 @@ def fix_sentence(s: str, n: str, drill: Drill, words: frozenset[str], asked: boo
         return bool(after) and fix_sentence(s, " " + n[after.end():], drill, words, asked)
     if bare_run(n) and not _fix_line(n, words):
         return False
-    if _proposes_none(n, drill):
+    if proposes_none(n, drill):
         return False
     if tied_way_back(n):  # the conditional way back is the rollback's; what else the sentence proposes may be the fix
         n = without_rollbacks(n)

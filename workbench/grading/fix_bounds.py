@@ -1,5 +1,6 @@
 """What a proposed fix must be besides proposed: this drill's (not another mechanism's remedy), bounded (not a setting
-turned one way with no value), and what undoing the regression's own change looks like.
+turned one way with no value), what undoing the regression's own change looks like, and what proposes none (a formula,
+a guess, a menu, a hand-off).
 
 Helpers of :mod:`workbench.grading.fix`, kept apart so that module stays one page of rules.
 """
@@ -9,7 +10,7 @@ from __future__ import annotations
 import re
 
 from workbench.grading.drills import Drill
-from workbench.grading.lexicon import MAYBE_BACK, NEGATED_BACK, REVERT_VERB, TURNED, TURNED_TO, WAY_BACK
+from workbench.grading.lexicon import MAYBE_BACK, NEGATED_BACK, REVERT_VERB, TEXTBOOK, TURNED, TURNED_TO, WAY_BACK
 from workbench.grading.text import has, negated, phrase
 
 # the setting as it was before the change, named by its age ('go back to the old short timer', 'return to the
@@ -65,3 +66,38 @@ def unbounded(body: str, drill: Drill) -> bool:
     alternatives = [t for t in (*drill.rubric.fix_terms, *drill.rubric.fix_plain)
                     if not TURNED.search(t) and not any(phrase(k).search(t) for k in knobs)]
     return not has(body, alternatives)  # 'lower the fusion level to elementwise' names where it goes
+
+
+# no remedy proposed, only a guess at one: 'I'm not really sure what the right fix is, maybe some kind of aging'
+_UNSURE = re.compile(r"(?<![a-z])(?:not (?:really |entirely |totally |quite )?sure|unsure|no idea|don't know|dont know|"
+                     r"do not know) (?:what|which|how|whether|if|about)(?![a-z])|"
+                     r"(?<![a-z])(?:some kind of|some sort of|some mix of|somehow|in some way)(?![a-z])")
+
+
+# a line that opens on the formula, or on a definition of its symbols ('let a be the acceptance and k = 4 the draft
+# length': k = 4 is named, not set)
+_FORMULA = re.compile(r"^\W*[\w.]+\s?=\s?[\w.()]+\s?[*/]\s?[\w.(]|^\W*(?:let|denote|define)\s+[a-z](?:_\w+)?\s+"
+                      r"(?:be|denote|as)(?![a-z])")
+
+
+# a labelled menu of remedies ('Options after that: retrain the draft, shorten it, try another draft, tune batch
+# sizes.', 'Possible fixes: roll back the driver, restart the fabric manager, add GPUs, ...'): three or more, none
+# picked, so none proposed
+_MENU_LABEL = re.compile(r"^\W*(?:[a-z]+ ){0,2}?(?:options|possible (?:fixes|remedies|actions|mitigations)|ideas|"
+                         r"things to try|candidates|alternatives|levers)(?: [a-z]+){0,2}?\s*:")
+
+
+# the problem handed to someone to look at, nothing changed ('I would give this to the fusion owner in the ML compiler
+# team to investigate further')
+_HANDED_OFF = re.compile(r"(?<![a-z])(?:give|hand|pass|send|assign|escalate|route)\w* (?:this|it|that)(?: over| on)? "
+                         r"to [^.;]{0,70}?(?:to (?:investigate|look into|dig into|triage|check)|for (?:investigation|"
+                         r"triage|review))(?![a-z])")
+
+
+def proposes_none(n: str, drill: Drill) -> bool:
+    """A computation ('load_ms = weights_gib * 1.074 / 64'), a definition or a general truth ('fusion is a well-known
+    optimisation'), another mechanism's remedy, a guess at one ('not sure what the fix is, maybe aging'), a menu, or a
+    hand-off to be investigated."""
+    menu = (label := _MENU_LABEL.match(n)) and len(re.findall(r",|(?<![a-z])or(?![a-z])", n[label.end():])) >= 2
+    return bool(_FORMULA.search(n) or TEXTBOOK.search(n) or other_fix(n, drill) or _UNSURE.search(n) or menu
+                or _HANDED_OFF.search(n))
