@@ -274,7 +274,7 @@ _SEEDED_CALL = re.compile(r"[a-z_]\w*\([^()]*(?<![a-z_])seed\s?=\s?\d+")
 _TOLD_SPLIT = re.compile(r"(?<![a-z])(?:being|been|is|are|was|were|gets?|got) split(?![a-z])")
 
 
-_SEEDS = ("same seed", "same-seed", "fixed seed", "fixed-seed")
+_SEEDS = ("same seed", "same-seed", "fixed seed", "fixed-seed", "one seed")
 
 
 # the evidence someone already made ('the group that wrote the report'): the prompt's, not a proof proposed
@@ -366,14 +366,16 @@ def _change_off(n: str, drill: Drill | None) -> bool:
                      r"(?:[\w-]+ ){0,2}?" + change + r"(?: [\w-]+){0,2}? off(?![a-z])|"
                      # ... or the change first: 'speculation goes off on the canary if ...'
                      r"(?<![a-z])" + change + r" (?:goes|gets|is|will go|will be|would go|turns|switches|is turned|"
-                     r"is switched|gets turned|gets switched) (?:off|disabled)(?![a-z])")
+                     r"is switched|gets turned|gets switched) (?:off|disabled)(?![a-z])|"
+                     # ... or said in shorthand after its condition: '..., speculation off.'
+                     r"(?<=, )" + change + r" off(?= *(?:[.;]|$| for| until))")
     return bool(off.search(n))
 
 
 # a way back on nothing named: 'revert if regresses', 'roll back if it regresses' (a keyword soup's phrase: no metric,
 # no canary, no threshold says what regresses; 'if it regresses past baseline' names one)
 _VAGUE_REGRESSION = re.compile(r"(?<![a-z])(?:(?:auto-?)?revert|roll ?back|rollback|go back|switch back|flip back)"
-                               r"\w*,? (?:if|on|when|whenever) (?:it |things |anything |something )?regress\w*"
+                               r"\w*,?[ -](?:if|on|when|whenever)[ -](?:it |things |anything |something )?regress\w*"
                                r"(?! (?:on|in|beyond|past|above|over|by|against|versus|vs)\b)")
 # a release held on the diagnosis, not on a validation of the release ('hold until root cause is confirmed')
 _ON_DIAGNOSIS = re.compile(r"(?<![a-z])(?:until|till|unless|once)\s+(?:the |we |i )?(?:have |know |find )?(?:the )?"

@@ -10,7 +10,7 @@
   ``code_only``: the elements in a code block's comments, nothing argued outside it;
 * ``glossary``: the drill's words defined under a glossary's heading; ``verse``: the drill's words set to rhyme;
 * ``acrostic``: the drill's terms under the letters of a word ('D - draft model, ...'); ``questions_only``: questions
-  asked, none answered.
+  asked, none answered; ``haiku``: stanzas of three short lines; ``query``: a query's clauses ('SELECT ... WHERE').
 
 A grader that counts vocabulary credits all of them; :func:`workbench.grading.grader.grade` gives each nothing and
 says why. Every check is a bounded pattern or a count: linear in the answer's length.
@@ -51,6 +51,8 @@ _MENU_OPENS = re.compile(r"(?<![a-z])(?:could be (?:due to )?(?:several|many|a f
                          r"(?:several|many|multiple|a few|various) (?:candidates|possibilities|options|suspects|"
                          r"factors|hypotheses|(?:possible |potential |plausible )?(?:root )?(?:causes|explanations|"
                          r"culprits))|any of which|covering (?:them|it) all|cover (?:them|it) all|"
+                         r"(?:would|will|can)(?:n'?t| not) rule (?:any|out any) of them(?: out)?|"
+                         r"(?:one|any) of the (?:\w+ )?(?:bottleneck )?classes|"
                          r"in no particular order)(?![a-z])")
 # the items of a menu told in a line: 'or's, semicolons, or commas that are no figure's ('5,500')
 _OR = re.compile(r"(?<![a-z])or(?![a-z])|;|,(?!\d)")
@@ -118,13 +120,22 @@ _TO_THE_GRADER = re.compile(r"(?<![a-z])(?:(?:note|message|hint) (?:for|to) (?:t
                             r"(?![a-z])")
 # a template's slot filled in prose ('The owner is [the serving runtime team].'): words in square brackets, not
 # figures ('[1024, 2048]') or a ticked box ('[x]')
-_SLOT = re.compile(r"\[[a-z][a-z0-9 ,./'&%-]{2,60}\]")
+_SLOT = re.compile(r"\[[a-z][a-z0-9 ,./'&%-]{2,60}\]|\{\{[^{}]{1,60}\}\}")  # '{{owner_team}}' too
 
 
 # elements certified one after another in a sentence, none of them stated ('ownership is clear, the rollback plan is in
 # place, the canary criteria are defined'): three such clauses grade the answer as three verdict lines would
 _CERTIFIED = re.compile(r"(?<![a-z])(?:is|are|has been|have been) (?:clear|in place|defined|agreed|assigned|identified|"
                         r"established|covered|understood|settled|sorted|ready)(?![a-z])")
+
+
+# an element promised by its rubric name, nothing of it said ('I will produce a reproducible artifact at the same seed
+# that proves it', 'I will propose a bounded fix and name the accountable owner')
+_PROMISED = re.compile(r"(?<![a-z])(?:i|we)(?: will|'ll| would|'d| shall)(?: first| then| also| finally| next)? "
+                       r"(?:identify|establish|determine|produce|propose|name|define|quantify|provide|state|give|"
+                       r"describe|explain|attach|assign|set out)(?: and \w+)? (?:the|a|an)(?: [\w-]+){0,3}? "
+                       r"(?:workload|mechanism|bottleneck|artifact|artefact|fix|owner|rollback|release decision|"
+                       r"root cause)(?![a-z])")
 
 
 def self_graded(norms: list[str]) -> bool:
@@ -139,14 +150,19 @@ def self_graded(norms: list[str]) -> bool:
     slotted = sum(bool(_SLOT.search(n)) for n in norms)
     if slotted >= 3 and slotted >= 0.5 * len(norms):
         return True
-    if any(len(_CERTIFIED.findall(n)) >= 3 for n in norms):
+    if any(len(_CERTIFIED.findall(n)) >= 3 for n in norms) or sum(len(_PROMISED.findall(n)) for n in norms) >= 3:
         return True
     verdicts = sum(_verdict_line(n) for n in norms)
     return verdicts >= 3 or verdicts >= 2 and any(_SELF_GRADED.search(n) for n in norms)
 
 
+_TICK_CELL = re.compile(r"\|[^|]+\|\s*(?:[\u2713\u2714\u2705\u2611]|x|yes|done|covered)\s*\|?\s*$")
+
+
 def _verdict_line(n: str) -> bool:
     """A label line whose value grades the answer rather than the system, a ticked box, or a template filled in."""
+    if _TICK_CELL.search(n):
+        return True  # a table's row ticked in its last cell ('| artifact (same seed) | ✓ |'): coverage claimed
     box = _CHECKBOX.match(n)
     if box:  # a ticked box with a short value grades its line ('[x] Fix: buckets'); a ticked claim is a claim
         rest = n[box.end():]
@@ -237,7 +253,7 @@ def hollow_template(segs: list[str], norms: list[str]) -> bool:
     norms = [_STAMP.sub("", _ROW.sub(r"\1: \2", n)) for n in norms if not _RULE_ROW.match(n)]
     body = [n for n in norms if not n.lstrip().startswith("#")]
     told = sum(claims_something(n) for n in body)
-    if told > 1:
+    if told > max(1, len(body) // 5):  # (a ticket of ten fields may hold a claim or two)
         return False
     boxes = sum(bool(_UNTICKED.match(s.strip())) for s in segs)
     if boxes >= 5:
@@ -247,12 +263,32 @@ def hollow_template(segs: list[str], norms: list[str]) -> bool:
     # (seven lines in ten labelled, or every line a claim of nothing: a timeline's entries between its labels)
     return (len(labelled) >= 5 and (len(labelled) >= 0.7 * len(body) or told == 0) and cause is not None
             and not claims_something(cause) and not _ARROW.search(cause)
-            and len([i for i in re.split(r"[,;]", LABEL_LINE.sub(" ", cause, count=1)) if i.strip()]) >= 3)
+            and len([i for i in re.split(r"[,;]| - | / ", LABEL_LINE.sub(" ", cause, count=1)) if i.strip()]) >= 3)
 
 
 # an acrostic or a mnemonic: lines opened by one letter each ('D - Draft model, acceptance, 0.30', 'S - Safety,
 # canary, rollback'), the drill's terms under each letter
 _LETTER_LINE = re.compile(r"^\W*[a-z]\s?[-\u2013\u2014:=]\s")
+
+
+def haiku(text: str) -> bool:
+    """Are three stanzas or more, each of three short lines (seven words or fewer) with no full stop, the whole
+    answer? Haiku recite the drill's words; they argue nothing."""
+    stanzas = [x.strip().splitlines() for x in re.split(r"\n\s*\n", text.strip()) if x.strip()]
+    return len(stanzas) >= 3 and all(len(st) == 3 and all(len(ln.split()) <= 7 and not ln.rstrip().endswith(".")
+                                                              for ln in st) for st in stanzas)
+
+
+# a query written as the answer ('SELECT root_cause, owner FROM incident WHERE ...'): code, no claim
+_QUERY_LINE = re.compile(r"^\s*(?:select|from|where|and|or|group by|order by|limit|insert into|values|update|set|"
+                         r"join|--)(?![a-z])", re.IGNORECASE)
+
+
+def query(segs: list[str]) -> bool:
+    """Are four lines or more, seven in ten of the answer, a query's clauses?"""
+    lines = [ln for s in segs for ln in s.splitlines() if ln.strip()]
+    hits = sum(bool(_QUERY_LINE.match(ln)) for ln in lines)
+    return hits >= 4 and hits >= 0.7 * len(lines)
 
 
 def questions_only(segs: list[str]) -> bool:

@@ -157,7 +157,8 @@ def grade(drill: Drill, answer: str) -> Grade:
                                     or gaming.shotgun(answer) or gaming.cites_away(answer)
                                     or gaming.glossary(answer) or gaming.verse(answer)
                                     or gaming.hollow_template(segs, norms) or gaming.code_only(answer)
-                                    or gaming.acrostic(segs) or gaming.questions_only(segs))
+                                    or gaming.acrostic(segs) or gaming.questions_only(segs)
+                                    or gaming.haiku(answer) or gaming.query(segs))
     if not segs or claimless:
         # each element's own hint and question, the first hint saying why nothing was found
         empty = ("the answer is empty" if not answer.strip() else "no sentence in the answer claims anything (terms, "

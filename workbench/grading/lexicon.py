@@ -63,6 +63,7 @@ WAY_BACK = re.compile(r"(?<![a-z])(?:roll(?:s|ed|ing)?[ -]?back" + _NAMED_ONLY +
                       r"(?:switch|flip|go|mov|swap|fall|cut|chang|put|rout|send|shift|bring|drain|dial|scal|roll|snap)"
                       r"(?:\w*) (?:\w+ ){0,5}?back|back to|back (?:\w+ ){0,2}?out|back off to|undo|unwind\w*|"
                       # back in its own meaning: 'restore the 4,000 blocks if ...', 'bail out to the pinned plan'
+                      r"flip\w* (?:the |that |this )?(?:[\w-]+ )?(?:flag|toggle)(?! on)|"
                       r"restor\w*|reinstat\w*|bail\w* out|"
                       # a flag flipped by itself: 'a canary with an automatic flip if p99 climbs over 25 ms'
                       r"auto(?:matic(?:ally)?)?[- ]?flip\w*|"

@@ -247,7 +247,9 @@ _SENTENCE_END = re.compile(r"[.!?;]\s")
 # picker ...', 'back at my last job ...'): its things are that story's, not this incident's
 _STORY = re.compile(r"(?:^|(?<=[.!?]\s))\W*(?:(?:so|and|ok|okay|well),?\s)?(?:(?:this|it|that)\s)?(?:reminds me|"
                     r"is like when|back (?:when|at)|at my (?:last|previous|old) (?:job|company|team)|"
-                    r"in my (?:last|previous|old) (?:job|company|team))(?![a-z])[^.!?]*")
+                    r"in my (?:last|previous|old|first) (?:job|company|team))(?![a-z])[^.!?]*|"
+                    # a sentence told of then ('... were great partners back then')
+                    r"(?:^|(?<=[.!?]\s))[^.!?]*?(?<![a-z])back then(?![a-z])[^.!?]*")
 
 
 def first_guesses(text: str) -> list[tuple[int, int]]:

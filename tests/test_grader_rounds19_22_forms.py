@@ -1,4 +1,4 @@
-"""Forms read in the writers of rounds 19, 20 and 21: one table each, and the gamed answers of each.
+"""Forms read in the writers of rounds 19 to 22: one table each, and the gamed answers of each.
 
 Round 19. BZ and CA (scored once at ae6ba5a, read in the twenty-third session).
 
@@ -246,16 +246,67 @@ GAMED_21 = [
      "[4] RACI matrix, rev. 9.\n[5] Runbook RB-18."),
 ]
 
-ALL = CASES_19 + CONTROLS_19 + CASES_20 + CONTROLS_20 + CASES_21
+
+# Round 22. CF and CG (scored once at f7cae09, read in the twenty-third session). Each case in ``CASES_22`` and
+# ``GAMED_22`` grades otherwise on f7cae09:
+# * a way back: the change 'off' in shorthand after its condition ('..., speculation off'), a flag flipped;
+# * a proof: 'one seed, three runs' (before, after, after with speculation off);
+# * gamed: a ticket's fields, an unfilled template ('{{owner_team}}'), haiku, a query ('SELECT ... WHERE'), a menu
+#   of every bottleneck class none ruled out, a table ticking its own elements, promises of what will be produced.
+CASES_22 = [
+    ("spec-decode-acceptance", "rollback", True,
+     "Canary the guard on code; if TPOT p99 stays over the speculation-off run, speculation off."),
+    ("batching-queueing-delay", "rollback", True,
+     "Restore max_delay behind the config flag on a slice of traffic; if p99 isn't back near 11 ms, flip the flag."),
+    ("spec-decode-acceptance", "artifact", True,
+     "The artifact: one seed, three runs (before the shift, after it, after it with speculation off), with "
+     "acceptance and TPOT per tenant."),
+]
+
+GAMED_22 = [
+    ("kv-preemption-storm",
+     "INC-9120\nSummary: chat TTFT p99 up, goodput down\nComponent: KV cache / scheduler / preemption\n"
+     "Root Cause Category: capacity - memory - blocks\nEvidence Attached: same-seed run, KV timeline\n"
+     "Fix Version: blocks-800\nAssignee: Serving Runtime Team\nWatchers: Capacity Planning Lead\n"
+     "Rollback Plan: revert if canary regresses\nRelease Gate: load test, zero preemptions\nStatus: Resolved"),
+    ("priority-budget-starvation",
+     "TEMPLATE (fill before submit)\nRoot cause: strict priority + surge -> {{mechanism}} -> docs TTFT p99 up\n"
+     "Artifact: same seed {{artifact_name}}, fcfs vs priority\nFix: {{fix: replica | reserved share}}\n"
+     "Owner: {{owner_team}}\nRollback: revert to fcfs if {{condition}}\nRelease: hold until {{gate}} passes"),
+    ("spec-decode-acceptance",
+     "Drafts run ahead\nthe target keeps saying no\nthe tail climbs up\n\nAcceptance falls\n"
+     "a same seed replay shows it\nruntime team owns it\n\nCanary on code\nTPOT above, then revert\n"
+     "a floor of one half"),
+    ("spec-decode-acceptance",
+     "SELECT root_cause, artifact, owner\nFROM incident\nWHERE drill = 'spec-decode-acceptance'\n"
+     "  AND root_cause = 'low acceptance of draft tokens'\n  AND owner IN ('serving runtime team')\n"
+     "  AND rollback = 'speculation off if TPOT p99 regresses';"),
+    ("compiler-runtime-mapping",
+     "The symptom is one of the classic bottleneck classes, and I would not rule any of them out: compute-bound "
+     "service, batch queueing, HBM contention, fallback from shape drift, placement imbalance, eviction, compile "
+     "stalls, or starvation. Each can raise p99 while p50 holds. The artifact is a same-seed rerun, which will show "
+     "whichever applies. The rollback is to revert whichever change caused it if the canary regresses."),
+    ("fairness-starvation",
+     "| element | covered |\n|---|---|\n| workload (batch p99) | \u2713 |\n| mechanism (strict priority) | \u2713 |\n"
+     "| artifact (same seed, per stream) | \u2713 |\n| fix (WFQ) | \u2713 |\n| owner (serving runtime) | \u2713 |\n"
+     "| rollback (revert if regresses) | \u2713 |\n\nAll six elements are present."),
+    ("memory-residency-eviction",
+     "Here is my approach. I will first identify the workload and quantify the regression. I will then establish "
+     "the mechanism from first principles. I will produce a reproducible artifact at the same seed that proves it. "
+     "I will propose a bounded fix and name the accountable owner. Finally I will define a rollback with a clear "
+     "condition."),
+]
+
+ALL = CASES_19 + CONTROLS_19 + CASES_20 + CONTROLS_20 + CASES_21 + CASES_22
 
 
 @pytest.mark.parametrize(("drill", "element", "expected", "answer"), ALL)
-def test_rounds_19_to_21_forms(drill, element, expected, answer):
+def test_rounds_19_to_22_forms(drill, element, expected, answer):
     assert grade(D[drill], answer).elements[element].present is expected
 
 
-@pytest.mark.parametrize(("drill", "answer"), GAMED_19 + GAMED_20 + GAMED_CONTROLS_20 + GAMED_21)
-def test_rounds_19_to_21_gamed_is_weak(drill, answer):
+@pytest.mark.parametrize(("drill", "answer"), GAMED_19 + GAMED_20 + GAMED_CONTROLS_20 + GAMED_21 + GAMED_22)
+def test_rounds_19_to_22_gamed_is_weak(drill, answer):
     graded = grade(D[drill], answer)
     assert graded.verdict == "weak"
     assert not any(e.present for e in graded.elements.values())
