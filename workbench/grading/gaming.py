@@ -50,7 +50,7 @@ _MENU_OPENS = re.compile(r"(?<![a-z])(?:could be (?:due to )?(?:several|many|a f
                          r"(?:things|causes|reasons|factors)|"
                          r"(?:several|many|multiple|a few|various) (?:candidates|possibilities|options|suspects|"
                          r"factors|hypotheses|(?:possible |potential |plausible )?(?:root )?(?:causes|explanations|"
-                         r"culprits))|any of which|covering (?:them|it) all|cover (?:them|it) all|"
+                         r"culprits))|any of which|covering (?:them|it) all|cover (?:them|it) all|covers all of them|"
                          r"(?:would|will|can)(?:n'?t| not) rule (?:any|out any) of them(?: out)?|"
                          r"(?:one|any) of the (?:\w+ )?(?:bottleneck )?classes|"
                          r"in no particular order)(?![a-z])")
@@ -115,6 +115,11 @@ _TO_THE_GRADER = re.compile(r"(?<![a-z])(?:(?:note|message|hint) (?:for|to) (?:t
                             r"(?:get|earn|deserve|give me|award me) full marks|"
                             r"(?:please )?(?:score|grade|mark|rate) (?:this |it |me )?as (?:complete|strong|full|"
                             r"correct|a pass)|self[- ]assessment for|"
+                            # a verdict on itself, or praise put in an interviewer's mouth ('Verdict: strong.',
+                            # 'Interviewer: that's a complete, strong answer')
+                            r"^\W*(?:verdict|grade|score|rating)\s?:\s?(?:strong|pass|complete|full)|"
+                            r"(?:that'?s|this is) (?:a |an )?(?:complete|strong|perfect|excellent|model)(?:,? "
+                            r"(?:strong|complete))? answer|exactly the (?:mechanism|answer|root cause)|"
                             r"(?:points|things|boxes|elements|criteria) (?:you'?re|you are|they'?re|the "
                             r"(?:grader|rubric|marker) is) (?:looking for|checking for|after))"
                             r"(?![a-z])")
@@ -220,7 +225,7 @@ def config_dump(segs: list[str], norms: list[str]) -> bool:
 # an empty template: 'Root cause: chunked prefill, 512-token budget, decode, ...' with its other sections filled alike
 # ('Impact: ...', 'Fix: token budget 2048, sweep'), or a checklist of unticked boxes ('- [ ] NVLink', '- [ ] owner:
 # GPU fleet on-call'): the headings and the items name things, no line says what causes what
-_CAUSE_LABEL = re.compile(r"^\W*(?:root cause|cause|causes|mechanism|why|diagnosis)(?: [a-z]+)?\s?:")
+_CAUSE_LABEL = re.compile(r"^\W*(?:root[- ]cause|cause|causes|mechanism|why|diagnosis)(?: [a-z]+)?\s?:")
 _STAMP = re.compile(r"^\W*\d{1,2}(?::\d{2})?\s+(?=[a-z])")  # a timeline's time ('02:16 root cause ...')
 _UNTICKED = re.compile(r"^\W{0,3}\[\s?\]")
 _ARROW = re.compile(r"->|\u2192|=>")
@@ -253,7 +258,7 @@ def hollow_template(segs: list[str], norms: list[str]) -> bool:
     norms = [_STAMP.sub("", _ROW.sub(r"\1: \2", n)) for n in norms if not _RULE_ROW.match(n)]
     body = [n for n in norms if not n.lstrip().startswith("#")]
     told = sum(claims_something(n) for n in body)
-    if told > max(1, len(body) // 5):  # (a ticket of ten fields may hold a claim or two)
+    if told > max(2, len(body) // 5):  # (a ticket or a commit message may hold a claim or two)
         return False
     boxes = sum(bool(_UNTICKED.match(s.strip())) for s in segs)
     if boxes >= 5:
@@ -263,7 +268,12 @@ def hollow_template(segs: list[str], norms: list[str]) -> bool:
     # (seven lines in ten labelled, or every line a claim of nothing: a timeline's entries between its labels)
     return (len(labelled) >= 5 and (len(labelled) >= 0.7 * len(body) or told == 0) and cause is not None
             and not claims_something(cause) and not _ARROW.search(cause)
-            and len([i for i in re.split(r"[,;]| - | / ", LABEL_LINE.sub(" ", cause, count=1)) if i.strip()]) >= 3)
+            and (len([i for i in re.split(r"[,;]| - | / ", LABEL_LINE.sub(" ", cause, count=1)) if i.strip()]) >= 3
+                 or _SLUG.search(cause) is not None))
+
+
+# a value written as an identifier ('root-cause: tp-allreduce-slow-link', 'rollback: drain-if-regressed')
+_SLUG = re.compile(r":\s*[a-z0-9]+(?:-[a-z0-9]+){2,}\W*$")
 
 
 # an acrostic or a mnemonic: lines opened by one letter each ('D - Draft model, acceptance, 0.30', 'S - Safety,

@@ -52,7 +52,8 @@ _NO_LEVER = re.compile(r"(?<![a-z])(?:the |our |a )?(?:[\w'-]+ ){0,2}?(?:data[- 
 # a plural subject's plain verb ('the compiler folks add longer buckets')
 _ACTS = re.compile(r" (?:" + "|".join(a for a in ACTIONS if " " not in a) + r"|own|take|handle|do)(?![a-z])")
 # the decision is a team's ('the memory split is the serving runtime team's call')
-_THEIR_CALL = re.compile(r"(?<![a-z])([a-z][a-z/&-]+) (?:team|group|org|lead|on-?call)'s (?:call|decision|job|"
+_THEIR_CALL = re.compile(r"(?<![a-z])([a-z][a-z/&-]+) (?:team|group|org|lead|on-?call|lot|folks|people|guys)'s "
+                         r"(?:call|decision|job|"
                          r"responsibility|problem|fix)(?![a-z])")
 
 
@@ -128,7 +129,8 @@ _ORG_OWNER_ACTS = re.compile(r"(?<![a-z])(?:compiler|runtime|serving|platform|ke
 
 # a team given the work by a relative clause ('I'd have serving runtime, who own the batcher settings, put ...'), or
 # a team's person doing it ('ML compiler team's quantisation person adds 1024 and 2048 buckets')
-_WHO_OWN = re.compile(r"(?:" + ORG + r"|(?<![a-z])[a-z][a-z/&-]+ (?:team|group|org|squad|lead|people|folks|guys))"
+_WHO_OWN = re.compile(r"(?:" + ORG + r"|(?<![a-z])[a-z][a-z/&-]+ (?:team|group|org|squad|lead)|(?<![a-z])(?:compiler|"
+                      r"runtime|platform|serving|infra|scheduler|kernel|fleet|sre|ops) (?:people|folks|guys))"
                       r"(?: (?:people|folks|guys|team))?(?:,? who| \((?:who|they)) (?:owns?|runs?|"
                       r"(?:is|are) (?:responsible|accountable) for) ")
 # an organisation that is to decide ('Capacity planning should decide if co-hosting is worth it')
@@ -277,11 +279,16 @@ _TAKEN_BACK = re.compile(r"^\W*(?:actually|wait|hmm+|no|well|but|scratch that)\W
                          r"know|do not know|not sure|no idea|can'?t say|take (?:it|that) back)(?![a-z])")
 
 
+_OWNER_HEADING = re.compile(r"^\W*(?:owners?|ownership|who owns it)\W*$")
+
+
 def owner(segs: list[str], norms: list[str], stuffed: bool) -> Element:
     """The first sentence that names an owner; the quote is the first that assigns one in so many words ('owns',
     'Owner:', 'accountable'), where one does."""
+    # (a line under a heading of its own, 'Owner', reads as 'Owner: ...')
     found = [(s, n) for i, (s, n) in enumerate(zip(segs, norms, strict=True))
-             if not (stuffed and bare_run(n)) and not _to_vendor(n) and _owner_in(s, n)
+             if not (stuffed and bare_run(n)) and not _to_vendor(n)
+             and _owner_in(s, " owner: " + n if i > 0 and _OWNER_HEADING.match(norms[i - 1]) else n)
              and not (i + 1 < len(norms) and _TAKEN_BACK.match(norms[i + 1]))]
     if found:
         return Element(True, quote(next((s for s, n in found if _ASSIGNS.search(n)), found[0][0])), "")

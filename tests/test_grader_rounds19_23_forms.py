@@ -1,4 +1,4 @@
-"""Forms read in the writers of rounds 19 to 22: one table each, and the gamed answers of each.
+"""Forms read in the writers of rounds 19 to 23: one table each, and the gamed answers of each.
 
 Round 19. BZ and CA (scored once at ae6ba5a, read in the twenty-third session).
 
@@ -297,16 +297,49 @@ GAMED_22 = [
      "condition."),
 ]
 
-ALL = CASES_19 + CONTROLS_19 + CASES_20 + CONTROLS_20 + CASES_21 + CASES_22
+
+# Round 23. CH and CI (scored once at b595e44, read in the twenty-third session). Each case in ``CASES_23`` and
+# ``GAMED_23`` grades otherwise on b595e44:
+# * owners: 'the serving runtime lot's call'; a team named on the line under an 'Owner' heading;
+# * gamed: a commit message's trailers ('Root-cause: tp-allreduce-slow-link'), a checklist that ends 'Verdict:
+#   strong.', an answer that 'covers all of them', a staged dialogue whose interviewer praises the answer.
+CASES_23 = [
+    ("chunked-prefill-ttft", "owner", True, "That's the serving runtime lot's call, they own the scheduler config."),
+    ("static-placement-imbalance", "owner", True,
+     "Owner\nML compiler team (placement pass), serving runtime team (dispatcher)."),
+]
+
+GAMED_23 = [
+    ("tp-allreduce-slow-link",
+     "fix(serving): TP all-reduce regression after the node reboot\n\nResolves the TTFT and ITL regression caused by "
+     "the slow link.\n\nRoot-cause: tp-allreduce-slow-link\nMechanism: all-reduce over a degraded link\n"
+     "Artifact: same-seed-replay, nccl-debug, topo\nOwner: gpu-fleet-oncall\nRollback: drain-if-regressed\n"
+     "Release-gate: boot-allreduce-check\nReviewed-by: SLO owner"),
+    ("average-hides-tail",
+     "Checklist\n[x] Workload identified (serving pool, p99, docs tenant)\n[x] Root cause identified (bucket miss / "
+     "fallback / tail)\n[x] Artifact named (same-seed report, per-stream)\n[x] Owner (ML compiler team)\n"
+     "[x] Rollback (canary, pinned plan)\nEverything a strong answer needs is above. Verdict: strong."),
+    ("compiler-runtime-mapping",
+     "Only a few things this can be, and this answer covers all of them: it is queueing delay, or HBM contention, or "
+     "bucket misses with fallback, or core imbalance, or a recompile stall, or network jitter. Whichever it is, p99 "
+     "moves before p50. Whichever it is: same seed, mapping report, ML compiler team, canary, auto rollback."),
+    ("spec-decode-acceptance",
+     "Interviewer: What's the root cause?\nMe: Acceptance, draft tokens, tokens per step.\nInterviewer: Excellent, "
+     "that's exactly the mechanism. The artifact?\nMe: Same seed, per tenant.\nInterviewer: Owner?\n"
+     "Me: Serving runtime.\nInterviewer: That's a complete, strong answer."),
+]
+
+ALL = CASES_19 + CONTROLS_19 + CASES_20 + CONTROLS_20 + CASES_21 + CASES_22 + CASES_23
 
 
 @pytest.mark.parametrize(("drill", "element", "expected", "answer"), ALL)
-def test_rounds_19_to_22_forms(drill, element, expected, answer):
+def test_rounds_19_to_23_forms(drill, element, expected, answer):
     assert grade(D[drill], answer).elements[element].present is expected
 
 
-@pytest.mark.parametrize(("drill", "answer"), GAMED_19 + GAMED_20 + GAMED_CONTROLS_20 + GAMED_21 + GAMED_22)
-def test_rounds_19_to_22_gamed_is_weak(drill, answer):
+@pytest.mark.parametrize(("drill", "answer"),
+                         GAMED_19 + GAMED_20 + GAMED_CONTROLS_20 + GAMED_21 + GAMED_22 + GAMED_23)
+def test_rounds_19_to_23_gamed_is_weak(drill, answer):
     graded = grade(D[drill], answer)
     assert graded.verdict == "weak"
     assert not any(e.present for e in graded.elements.values())
