@@ -105,11 +105,8 @@ _TEAM_BECAUSE = re.compile(r"^\W*(?:the )?(?:[\w-]+ ){0,3}(?:team|org|group|squa
 
 
 def _labelled_no_one(n: str) -> bool:
-    """The labelled owner is a process ('Owner: CI will catch it next time'), the pager alone ('Owner: on-call.') or
-    no one ('Owner: whichever team owns the affected component')."""
+    """The labelled owner is a process ('Owner: CI will catch it next time') or the pager alone ('Owner: on-call.')."""
     m = _LABEL_VALUE.search(n)
-    if m and m.group(1).split()[0] in ("whichever", "whoever", "someone", "somebody", "anyone", "tbd"):
-        return True  # 'Owner: whichever team owns the affected component': no one named
     return bool(m) and (_a_process(m.group(1).split()[:4]) or bool(
         _BARE_ON_CALL.fullmatch(m.group(1).strip()) and not re.search(r"\w", n[m.end():])))
 
@@ -225,8 +222,7 @@ def _owner_in(s: str, n: str) -> bool:
         words = [w for w in m.groups() if w]
         acts = re.match(r" (?:(?!is |was |has |does )[a-z]+s|have) ", n[m.end():]) or (  # the subject: 'the team adds'
             m.group().endswith(("folks", "lads", "crew", "engineers", "sres", "owners")) and _ACTS.match(n[m.end():]))
-        users = m.group().endswith(("folks", "folk", "lads", "crew", "mob", "people", "guys")) and words and \
-            words[-1] in _STREAMS
+        users = m.group().endswith(("folks", "folk", "lads", "crew", "mob")) and words and words[-1] in _STREAMS
         if (cue or acts) and words and words[-1] not in GENERIC and words[0] not in ("someone", "somebody") \
                 and not users:  # 'the chat folks, who did nothing wrong, also get slower' are its users
             return True
