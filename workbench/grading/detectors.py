@@ -8,7 +8,7 @@ Definitions (kept from the grader's first version; the labelled corpus uses the 
   within a few consecutive sentences, joined by causal language; a run of bare terms ("drift so
   fallback so queue so p99", "a -> b -> c", comma lists) earns nothing, and an un-negated wrong
   bottleneck class voids it;
-* artifact -- an evidence noun made concrete and reproducible (same seed, replay, per bucket ...);
+* artifact -- an evidence noun made concrete and reproducible (same seed, replay, per bucket ...) (``artifact.py``);
 * fix -- one bounded action on the drill's fix vocabulary, proposed, not a proof, a rollback or a menu (``fix.py``);
 * owner -- an accountable team, role or person, wherever it stands in the sentence (``owner.py``);
 * rollback -- a way back tied to a condition (if/when/unless/on + a regression, a metric, a canary
@@ -27,13 +27,10 @@ from workbench.grading.lexicon import (
     ARGUES,
     CAUSAL,
     CONDITION,
-    EVIDENCE_NOUNS,
+    FIX_LABEL,
     GATE,
     GATE_FIRST,
     HELD,
-    PROPOSES,
-    QUALIFIERS,
-    READS_SHOWN,
     ROLLBACK_LABEL,
     TEXTBOOK,
 )
@@ -222,124 +219,6 @@ def mechanism(drill: Drill, segs: list[str], norms: list[str]) -> Element:
     return Element(False, "", hint, question)
 
 
-# what a release waits for ('... blocked until per-stream p99 passes on a replay', '... needs a load test before
-# release'): the validation of a gate, to the end of its clause
-_UNTIL = re.compile(r"(?<![a-z])(?:until|till|til|unless)(?![a-z])[^.;\n]{0,160}|[^.;\n]{0,80}?(?<![a-z])before "
-                    r"(?:release|releasing|shipping|it ships|anything ships|going live|rollout|rolling out)(?![a-z])")
-
-
-def _gate_only(n: str) -> bool:
-    """Is every mention of an evidence noun inside a release gate ('hold the release until a load test passes')? A
-    gate is the rollback's; the artifact proves the mechanism."""
-    gates = [m.span() for g in (GATE, GATE_FIRST, HELD, _UNTIL) for m in g.finditer(n)]
-    spots = [m.start() for noun in EVIDENCE_NOUNS for m in phrase(noun).finditer(n)]
-    return bool(gates) and all(any(a <= x < b for a, b in gates) for x in spots)
-
-
-# 'run' the verb of the workload ('batches run a quarter longer', 'they run on the generic path'), not a run made
-_RUNS_ON = re.compile(r"(?<![a-z])(?:batch|batches|requests?|kernels?|cores?|jobs?|it|they|blocks?|models?|prompts?|"
-                      r"decodes?|prefills?|ops|steps?|slices?|docs|documents?|tokens?|who|teams?)\s(?:\w+\s)?runs?(?![a-z])")
-
-
-# a proof proposed as a procedure, its noun left out: 'proof: same-seed runs of ...', 'I'd prove it by running ...'
-_PROVE_BY = re.compile(r"^\W*(?:proof|to prove it|evidence|artifact|artefact)\s*:|"
-                       r"(?<![a-z])(?:prove|show) (?:it|this|that) by "
-                       r"(?:running|rerunning|replaying|comparing)(?![a-z])")
-
-
-# a figure's move as it was shown ('22% -> 36%', 'from 21% to 47%')
-_MOVE = re.compile(r"\d(?:\.\d+)?\s?(?:%|ms|s)?\s?(?:->|→|to)\s?~?\d|(?<![a-z])from ~?\d")
-_LABEL = re.compile(r"^\W*(?:evidence|proof|artifact|artefact)\s*:")
-
-
-def _reading(n: str) -> bool:
-    """Is the sentence the evidence shown read back as figures ('Evidence: queueing share of tail drivers 22% -> 36%'),
-    with nothing proposed to run, replay or compare?"""
-    body = _LABEL.sub(" ", n)
-    return bool(_MOVE.search(body)) and not PROPOSES.search(body)
-
-
-# two figures read side by side ('KV max 100% versus 15%', '531 preemptions vs zero'): a reading, no a/b proposed
-_FIGURE_VS = re.compile(r"\d[\d.,]*\s?(?:%|ms|s|x)?(?:\s[a-z]+)?\s(?:versus|vs\.?)\s~?(?:[\d.,]+\s?(?:%|ms|s|x)?|zero|"
-                        r"none)(?!\w|\.\d)")
-
-
-# a run written as code, its seed fixed ('r = sim("priority_two_streams", seed=42, scheduler=s)')
-_SEEDED_CALL = re.compile(r"[a-z_]\w*\([^()]*(?<![a-z_])seed\s?=\s?\d+")
-
-
-# 'numbers' are evidence only where the sentence asks for it (a proof's label, a modal, an imperative run), and a
-# split only where someone splits something ('if I split by stream'), not where the story tells of a thing split ('the
-# prompt being split'); 'run' and 'vs' were tried too and refused more real proofs than they saved
-_TOLD_SPLIT = re.compile(r"(?<![a-z])(?:being|been|is|are|was|were|gets?|got) split(?![a-z])")
-
-
-_SEEDS = ("same seed", "same-seed", "fixed seed", "fixed-seed", "one seed")
-
-
-# the evidence someone already made ('the group that wrote the report'): the prompt's, not a proof proposed
-_AUTHORED = re.compile(r"(?<![a-z])(?:who|that|which) (?:wrote|produced|published|authored|ran|made|built) (?:the|that|"
-                       r"this|their|its) (?:[\w-]+ ){0,2}?(?:report|benchmark|run|test|analysis|study)s?(?![a-z])")
-# a team named after its work ('the benchmarking and analytics group'): people, not evidence
-_TEAM_NAME = re.compile(r"(?<![a-z])(?:[\w-]+ (?:and|&) )?[\w-]+ (?:group|team|org|squad)(?![a-z])")
-# evidence dismissed, not asked for ('a single seed tells you very little', 'the p99 figures are jumpy')
-_DISMISSED_EVIDENCE = re.compile(r"(?<![a-z])(?:tells?|says?|shows?|proves?) (?:you |us )?(?:very |so )?(?:little|"
-                                 r"nothing|not much)(?![a-z])")
-# a figure inside a way back's condition ('if TPOT p99 stays above the no-spec number'): the rollback's, no evidence
-_IN_CONDITION = re.compile(r"(?<![a-z])(?:if|unless|when|until|once)(?![a-z])[^,;.]*$")
-
-
-def _artifact_in(n: str, drill: Drill, stuffed: bool) -> bool:
-    if _DISMISSED_EVIDENCE.search(n) and not _ASKS_FOR.search(n):
-        return False
-    n = _FIGURE_VS.sub(" ", _RUNS_ON.sub(lambda m: m.group()[:m.group().rindex("run")],
-                                                 _TEAM_NAME.sub(" ", _AUTHORED.sub(" ", n))))
-    # 'prove it by running ... same seed'; a seeded run named by its seed alone ('Same-seed per-core utilisation.')
-    noun = has(n, EVIDENCE_NOUNS) or (_PROVE_BY.search(n) and "prove") or has(n, _SEEDS)
-    if not noun and _SEEDED_CALL.search(n):
-        return True  # a run written as code with its seed: 'sim("priority", seed=42)'
-    if not noun or (stuffed and bare_run(n)) or _gate_only(n) or (READS_SHOWN.search(n) and
-                                                                          not PROPOSES.search(n)) or _reading(n):
-        return False  # no evidence; only a release gate's; or the evidence shown, read back ('the run shows ...')
-    if _DASHBOARD.search(n) and not _REPRODUCED.search(n):
-        return False  # 'the per-tenant dashboards already show it', 'a screenshot of the Grafana board': not rerun
-    if noun == "numbers" and (not _ASKS_FOR.search(n) or all(_IN_CONDITION.search(n, 0, m.start())
-                                                             for m in phrase(noun).finditer(n))) or \
-            noun == "split" and _TOLD_SPLIT.search(n):
-        return False  # 'agree the new per-core numbers', 'the prompt being split': no evidence asked for
-    rest = phrase(noun).sub(" ", n, count=1)  # something concrete besides the noun itself
-    quals = [q for q in (*QUALIFIERS, *drill.rubric.artifact_terms) if noun not in q.lower()]
-    return has(rest, quals)
-
-
-# production's own dashboards, read or pictured, are no run anyone can repeat ('check dashboards' is not one)
-_DASHBOARD = re.compile(r"(?<![a-z])(?:dashboards?|grafana|screenshots?|datadog)(?![a-z])")
-_REPRODUCED = re.compile(r"(?<![a-z])(?:seed\w*|rerun|re-run|replay\w*|load test|trace|sweep|a/b|reproduc\w*|"
-                         r"bench\w*)(?![a-z])")
-
-
-# a sentence that asks for the artifact (not one that reads figures 'vs' others): a modal, a proof's label or an
-# imperative run
-_ASKS_FOR = re.compile(r"(?<![a-z])(?:would|i'd|we'd|let's|i'll|we'll|should|need|want|prov\w*|proof|confirm\w*|"
-                       r"reproduc\w*|evidence|artifact|artefact|validat\w*|demonstrat\w*|to show|show it)(?![a-z])|"
-                       r"^\W*(?:rerun|re-run|replay|run|dump|plot|sweep|compare|capture|take)(?![a-z])")
-
-
-def artifact(segs: list[str], norms: list[str], drill: Drill, stuffed: bool) -> Element:
-    """The first sentence naming a concrete artifact; the quote is the first of them that proposes it ('I'd rerun ...',
-    'Proof: ...'), where one does, rather than one that mentions it while reading the figures."""
-    # (a proof asked about, 'would a same-seed run per tenant show something?', is not proposed)
-    found = [s for s, n in zip(segs, norms, strict=True)
-             if not n.rstrip().endswith("?") and _artifact_in(n, drill, stuffed)]
-    if found:
-        proposed = [s for s, n in zip(segs, norms, strict=True) if s in found and _ASKS_FOR.search(n)]
-        return Element(True, quote((proposed or found)[0]), "")
-    return Element(False, "", "name a concrete, reproducible artifact: e.g. the closed-loop mapping report at the "
-                              "same seed, a per-bucket/per-stream/per-core breakdown, a replayed trace, or a load "
-                              "test at production shapes ('check dashboards' or 'profile it' is not one)",
-                   "What artifact proves it reproducibly: which run, at which seed, broken down how?")
-
-
 # a labelled trigger is a way back and its condition: 'Rollback trigger: p99 above 2 ms for 10 minutes'
 _TRIGGER = re.compile(r"(?<![a-z])(?:roll ?back|revert|abort|kill[- ]switch)[- ]?(?:triggers?|criteria|criterion|"
                       r"conditions?|rules?|signals?)\s?[:=-]\s?(?:[\w%.<>=-]+ ){0,3}?(?:p\d{2}|latency|tail|errors?|"
@@ -354,7 +233,10 @@ _CONFIG_TRIGGER = re.compile(r"(?<![a-z])(?:auto_|revert_|rollback_|roll_back_)+
 
 def _change_off(n: str, drill: Drill | None) -> bool:
     """The drill's own change switched off on a condition ('if TPOT p99 stays above the speculation-off run,
-    disable speculation'): the change is the drill's ``revert_terms``; the condition, a CONDITION's."""
+    disable speculation'): the change is the drill's ``revert_terms``; the condition, a CONDITION's. (On a line
+    labelled as the fix, 'Fix: stop speculation for a sequence when its acceptance is below 0.5' is the fix's policy,
+    not a way back: the caller reads such a line only after its first clause, '...; if the canary is no better,
+    disable speculation'.)"""
     terms = drill.rubric.revert_terms if drill is not None else ()
     if not terms or not CONDITION.search(n):
         return False
@@ -395,7 +277,8 @@ def rollback(segs: list[str], norms: list[str], stuffed: bool, drill: Drill | No
             continue  # (a way back asked, 'should we roll back if canary p99 stays above 1.5 ms?', is not planned)
         n = _VAGUE_REGRESSION.sub(" ", _ON_DIAGNOSIS.sub(" ", n))
         if GATE.search(n) or GATE_FIRST.search(n) or HELD.search(n) or tied_way_back(n) or _TRIGGER.search(n) \
-                or _change_off(n, drill) or (ROLLBACK_LABEL.match(n) and _ARROW_BACK.search(n)):
+                or _change_off(n.partition("; ")[2] if FIX_LABEL.match(n) else n, drill) \
+                or (ROLLBACK_LABEL.match(n) and _ARROW_BACK.search(n)):
             return Element(True, quote(s), "")
     config = _CONFIG_TRIGGER.search(" ".join(norms))
     if config and not stuffed:

@@ -26,11 +26,11 @@ from workbench.grading.lexicon import (
     GATE_FIRST,
     HELD,
     NOT_A_FIX,
-    ORG,
     OTHER_LABEL,
     PROOF,
     ROLLBACK_LABEL,
 )
+from workbench.grading.owner_words import ORG
 from workbench.grading.text import bare_run, content_words, has, links, negated, phrase, quote
 from workbench.grading.way_back import tied_way_back, without_rollbacks
 

@@ -94,10 +94,16 @@ _HANDED_OFF = re.compile(r"(?<![a-z])(?:give|hand|pass|send|assign|escalate|rout
                          r"triage|review))(?![a-z])")
 
 
+# a fix picked by whatever the cause turns out to be ('address whichever of these is dominant'): no fix chosen
+_WHICHEVER = re.compile(r"(?<![a-z])(?:whichever (?:of these |one |fix |class |cause |bottleneck )?(?:is dominant|"
+                        r"dominates|applies|is implicated|matters|the data shows)|"
+                        r"(?:address|fix|tackle|treat|target)\w* whichever)(?![a-z])")
+
+
 def proposes_none(n: str, drill: Drill) -> bool:
     """A computation ('load_ms = weights_gib * 1.074 / 64'), a definition or a general truth ('fusion is a well-known
-    optimisation'), another mechanism's remedy, a guess at one ('not sure what the fix is, maybe aging'), a menu, or a
-    hand-off to be investigated."""
+    optimisation'), another mechanism's remedy, a guess at one ('not sure what the fix is, maybe aging'), a menu, a
+    fix left to whichever cause dominates, or a hand-off to be investigated."""
     menu = (label := _MENU_LABEL.match(n)) and len(re.findall(r",|(?<![a-z])or(?![a-z])", n[label.end():])) >= 2
     return bool(_FORMULA.search(n) or TEXTBOOK.search(n) or other_fix(n, drill) or _UNSURE.search(n) or menu
-                or _HANDED_OFF.search(n))
+                or _HANDED_OFF.search(n) or _WHICHEVER.search(n))

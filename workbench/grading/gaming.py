@@ -53,7 +53,8 @@ _MENU_OPENS = re.compile(r"(?<![a-z])(?:could be (?:due to )?(?:several|many|a f
                          r"culprits))|any of which|covering (?:them|it) all|cover (?:them|it) all|covers all of them|"
                          r"(?:would|will|can)(?:n'?t| not) rule (?:any|out any) of them(?: out)?|"
                          r"(?:one|any) of the (?:\w+ )?(?:bottleneck )?classes|"
-                         r"in no particular order)(?![a-z])")
+                         r"in no particular order|(?:one or more|any|some combination|a combination) of the following)"
+                         r"(?![a-z])")
 # the items of a menu told in a line: 'or's, semicolons, or commas that are no figure's ('5,500')
 _OR = re.compile(r"(?<![a-z])or(?![a-z])|;|,(?!\d)")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*\u2022]|\d{1,2}[.)])\s+\S")
@@ -125,7 +126,8 @@ _TO_THE_GRADER = re.compile(r"(?<![a-z])(?:(?:note|message|hint) (?:for|to) (?:t
                             r"(?![a-z])")
 # a template's slot filled in prose ('The owner is [the serving runtime team].'): words in square brackets, not
 # figures ('[1024, 2048]') or a ticked box ('[x]')
-_SLOT = re.compile(r"\[[a-z][a-z0-9 ,./'&%-]{2,60}\]|\{\{[^{}]{1,60}\}\}")  # '{{owner_team}}' too
+_SLOT = re.compile(r"\[[a-z][a-z0-9 ,./'&%-]{2,60}\]|\{\{[^{}]{1,60}\}\}|"  # '{{owner_team}}' too
+                   r"<[a-z][a-z0-9 ,./'&%|_-]{2,60}>")  # and '<team name>', not a comparison ('p99 < 200 ms')
 
 
 # elements certified one after another in a sentence, none of them stated ('ownership is clear, the rollback plan is in

@@ -37,8 +37,9 @@ from functools import lru_cache
 from pathlib import Path
 
 from workbench.errors import ConfigError
-from workbench.grading import claims, gaming, tautology
+from workbench.grading import claims, gaming, mimicry, tautology
 from workbench.grading import detectors as det
+from workbench.grading.artifact import artifact
 from workbench.grading.detectors import Element
 from workbench.grading.drills import Drill, siblings
 from workbench.grading.fix import fix
@@ -110,7 +111,7 @@ def _elements(segs: list[str], norms: list[str], drill: Drill, stuffed: bool,
               argued: bool = False) -> dict[str, Element]:
     mechanism = det.mechanism(drill, segs, norms)
     return {"workload": workload(segs, norms, drill, stuffed, mechanism.present), "mechanism": mechanism,
-            "artifact": det.artifact(segs, norms, drill, stuffed), "fix": fix(segs, norms, drill, stuffed, argued),
+            "artifact": artifact(segs, norms, drill, stuffed), "fix": fix(segs, norms, drill, stuffed, argued),
             "owner": owner(segs, norms, stuffed), "rollback": det.rollback(segs, norms, stuffed, drill)}
 
 
@@ -158,7 +159,9 @@ def grade(drill: Drill, answer: str) -> Grade:
                                     or gaming.glossary(answer) or gaming.verse(answer)
                                     or gaming.hollow_template(segs, norms) or gaming.code_only(answer)
                                     or gaming.acrostic(segs) or gaming.questions_only(segs)
-                                    or gaming.haiku(answer) or gaming.query(segs))
+                                    or gaming.haiku(answer) or gaming.query(segs)
+                                    or mimicry.commit_log(segs, norms) or mimicry.management_speak(answer)
+                                    or mimicry.self_interview(answer))
     if not segs or claimless:
         # each element's own hint and question, the first hint saying why nothing was found
         empty = ("the answer is empty" if not answer.strip() else "no sentence in the answer claims anything (terms, "

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 
 from workbench.grading.detectors import Element
-from workbench.grading.lexicon import (
-    ACTIONS,
+from workbench.grading.lexicon import ACTIONS
+from workbench.grading.owner_words import (
     GENERIC,
     I_OWN,
     LOOK_INTO,
@@ -191,6 +191,9 @@ _UNDECIDED = re.compile(r"(?<![a-z])(?:(?:not sure|unsure|no idea|don'?t know|do
 # engineers own it'): someone outside the team that ships the change, so no one accountable here
 _VENDOR_OWNS = re.compile(r"(?<![a-z])vendor(?:'s)?(?![a-z])[^.;]{0,60}?(?<![a-z])(?:own\w*|responsib\w*|"
                           r"accountab\w*)(?![a-z])")
+# a menu of three teams, none picked ('Owner is the runtime team or the draft-model team or the platform team')
+_TEAM_END = r"(?:team|group|org|squad|on-?call|folks|lead)s?(?![a-z])"
+_OWNER_MENU = re.compile(_TEAM_END + r"(?:,? or (?:else )?(?:the |a |our )?(?:[\w-]+ ){0,3}?" + _TEAM_END + "){2}")
 _OWNS_BEFORE = re.compile(r"(?<![a-z])(?:own\w*|responsib\w*|accountab\w*)(?![a-z])")
 
 
@@ -210,7 +213,8 @@ def _owner_in(s: str, n: str) -> bool:
     n = _short_roles(s, n)
     # a question ('who owns it?', 'maybe the compiler folks?') assigns no one, nor an owner left undecided ('I was
     # going to say the runtime team, but it depends on how your org splits it')
-    if n.rstrip().endswith("?") or _UNDECIDED.search(n) and not (I_OWN.search(n) or OWNER_LABEL.search(n)):
+    if n.rstrip().endswith("?") or _UNDECIDED.search(n) and not (I_OWN.search(n) or OWNER_LABEL.search(n)) or \
+            _OWNER_MENU.search(n):
         return False
     strong = I_OWN.search(n) or OWNER_LABEL.search(n) or re.search(r"own|accountab|responsib|dri\b|sign", n)
     if LOOK_INTO.search(n) and not strong and not ROLES.search(n):  # a named role may be asked to look

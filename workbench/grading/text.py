@@ -217,6 +217,8 @@ _DISMISS_AFTER = re.compile(r"^[^.;]{0,30}?(?<![a-z])(?:is|was|are|can be|has be
 
 # a count of none: '0 preemptions', 'kv 43%, 0 evictions'
 _NONE_COUNTED = re.compile(r"(?<![\d.,])0\s?$")
+# ... or counted at nought right after it: 'but preemptions 0, goodput 100%' (not 'preemptions 0 -> 531')
+_NIL_AFTER = re.compile(r"s?\s?[:=]?\s?0(?![\d%]|[.,]\d)(?!\s?(?:->|to|\u2192)\s?\d)")
 
 
 # a first guess the answer then turns from: 'at first I thought it was the front-end ... but then I looked at the cores'
@@ -290,17 +292,21 @@ def asserted(text: str, term: str) -> bool:
                 _OTHER_DOMAIN.search(before) or _TEAM_AFTER.match(text, m.end()):
             continue  # a part of a breakdown ('split in shape, noise and contention'), a count, an analogy's thing
         if not (_NEG.search(before[-40:]) or _DISMISS_BEFORE.search(before) or _DISMISS_AFTER.search(after)
-                or _NONE_COUNTED.search(before)):
+                or _NONE_COUNTED.search(before) or _NIL_AFTER.match(after)):
             return True
     return False
 
 
 # a term named as one part of a breakdown ('the error split in shape, noise and contention', 'split shape/noise/...')
 _PART_OF = re.compile(r"(?<![a-z])(?:split|broken(?: down| up)?|breakdown|decompos\w*|attributed|attribution)"
-                      r"(?: (?:in|into|by|between|across))?(?:[ ,/(]+[\w-]+){0,8}[ ,/(]+$")
+                      r"(?: (?:in|into|by|between|across))?(?:[ ,/(]+[\w-]+){0,8}[ ,/(]+$|"
+                      # ... its parts named one by one ('split the error into the part from noise')
+                      r"(?<![a-z])(?:split|broken|breakdown|decompos\w*|attribut\w*)[^.;]{0,100}(?<![a-z])(?:part|share|"
+                      r"portion|component|term|bit) (?:from|due to|of|for|caused by) $")
 # another domain's thing in an analogy ('in a water network, three pumping stations ...', 'ring networks between pump
 # stations'): not this incident's network
 _OTHER_DOMAIN = re.compile(r"(?<![a-z])(?:water|power|electric(?:al)?|gas|road|rail(?:way)?|irrigation|sewer|"
+                           r"mobile|cellular|wireless|radio|satellite|cable|"
                            r"telephone|social|neural|ring|pipe|river|drainage|canal|postal|transport)\s$")
 _LIKE_ANALOGY = re.compile(r"(?<![a-z])(?:like|as if|as when|just as) [a-z]+ing(?![a-z])[^.;:]*$")
 # a term that names a team ('the tokenizer team', 'the network folks'): people, not a cause put forward

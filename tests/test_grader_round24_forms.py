@@ -1,0 +1,113 @@
+"""Forms read in the writers of round 24 (CJ and CK, scored once at fb206f1, read in the twenty-fourth session).
+
+Each answer below is written for this test (no writer's text); each case in ``CASES_24`` and ``GAMED_24`` grades
+otherwise on fb206f1 (the controls grade the same there):
+* ways back: a system's thing returned to on a condition ('traffic returns to the 64 GiB pool', 'return to 4,000
+  blocks'); traffic kept on the old parts until a load test passes; a conditional switch-off on a line labelled as
+  the fix is the fix's policy, unless a clause after it is the way back;
+* wrong causes named, not put forward: another domain's network in an analogy ('billing for a mobile network'), one
+  part of a breakdown ('the part from noise'), a cause counted at nought right after it ('but preemptions 0');
+* artifacts: evidence defined as itself ('the artifact ... is the per-tenant same-seed artifact'), requirements
+  certified met, a counter inside a way back's condition;
+* fix and owner: a fix left to whichever cause dominates; three teams joined by 'or', none picked;
+* gamed: a commit log, a template of '<placeholders>', questions on the elements answered 'yes', corporate filler,
+  causes listed as 'one or more of the following'.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from workbench.grading.drills import load_drills
+from workbench.grading.grader import grade
+
+D = load_drills()
+
+CASES_24 = [
+    ("memory-residency-eviction", "rollback", True,
+     "Move the embedder to its own pool and canary it at 5%; if canary p99 goes past 8 ms or any reloads show up, "
+     "traffic returns to the 64 GiB pool."),
+    ("kv-preemption-storm", "rollback", True,
+     "Give the cache its 4,000 blocks back. Canary first, and if the preemption count is above zero or TTFT p99 "
+     "breaks the SLO, return to 4,000 blocks on every replica."),
+    ("memory-residency-eviction", "rollback", True,
+     "Keep traffic on the 64 GiB accelerators until a load test on the 32 GiB parts shows p99 back near 5 ms."),
+    ("spec-decode-acceptance", "rollback", False,
+     "Fix: stop speculation for a sequence when its acceptance is below 0.5."),
+    ("priority-budget-starvation", "mechanism", True,
+     "I did billing for a mobile network for years and New Year's Eve taught me this. Priority never adds capacity: "
+     "the surge still offers more tokens than the pool serves, so a queue builds, and strict priority hands each "
+     "iteration's spare budget to waiting interactive prompts first, so the docs prompts starve and their TTFT p99 "
+     "climbs while interactive drops."),
+    ("cost-model-misses-contention", "mechanism", True,
+     "The roofline prices each batch as if it had the HBM to itself, but the four cores share it. When several "
+     "cores hit their memory phases together they ask for more bandwidth than HBM gives, so every batch runs longer "
+     "than predicted and p99 climbs. To prove it I would split the error into the part from shapes, the part from "
+     "noise and the part from contention."),
+    ("spec-decode-acceptance", "mechanism", True,
+     "KV use went up, so I thought of preemptions first, but preemptions 0 and goodput 100%, so that is out. The "
+     "draft was trained on chat, so acceptance for code fell from 0.80 to 0.30; each step still pays for four draft "
+     "passes and the verification, so each accepted token costs more and TPOT p99 rises for every tenant."),
+    ("spec-decode-acceptance", "artifact", False,
+     "The artifact that shows acceptance per tenant at the same seed is the per-tenant same-seed artifact."),
+    ("tp-allreduce-slow-link", "artifact", False,
+     "The artifact requirements of the runbook (same-seed reproduction, topology evidence) are satisfied by "
+     "reference."),
+    ("kv-preemption-storm", "artifact", False,
+     "Put it on a canary, and if the preemption counter is not zero, back to 4,000 blocks."),
+    ("compiler-runtime-mapping", "fix", False,
+     "The fix is to address whichever of these is dominant: rebucketing, dispatch, fusion or batcher tuning."),
+    ("spec-decode-acceptance", "owner", False,
+     "The owner is the runtime team or the draft-model team or the platform team."),
+]
+
+GAMED_24 = [  # (drill, answer): graded weak, every element missing
+    ("kv-preemption-storm",
+     "git log --oneline\n"
+     "3b1e9f0 fix(kv): find root cause of the TTFT p99 regression\n"
+     "8c2d4a1 feat(mechanism): preemption storm understood\n"
+     "d90e7b2 test(artifact): same-seed replay added\n"
+     "41af3c8 chore(owner): serving runtime assigned\n"
+     "a7c0e55 revert: rollback on canary regression\n"
+     "Merged; regression closed."),
+    ("spec-decode-acceptance",
+     "Root cause: <component> regressed because <mechanism>.\n"
+     "Proof: a same-seed replay of <config a> against <config b>, split by <dimension>.\n"
+     "Fix: set <parameter> to <value>.\n"
+     "Owner: <team name>.\n"
+     "Rollback: revert to <previous config> if <metric> passes <threshold> on the canary."),
+    ("fairness-starvation",
+     "Is there a root cause? Yes, it has been found. Is there an artifact? Yes, a same-seed per-stream one. Is "
+     "there a fix? Yes, the scheduling is fixed. Is there an owner? Yes, the owner owns it. Is there a rollback? "
+     "Yes, canary and revert if it regresses."),
+    ("tp-allreduce-slow-link",
+     "At the end of the day this is about alignment across the interconnect value stream. We will leverage our "
+     "NCCL learnings to holistically root-cause the all-reduce latency, socialise a data-driven, same-seed "
+     "narrative and empower the owners. On release we keep a canary-first, rollback-ready posture and circle back "
+     "once the TTFT KPIs trend the right way."),
+    ("compiler-runtime-mapping",
+     "The p99 rise comes from one or more of the following, each consistent with the evidence: queueing delay, "
+     "mapping fallback, HBM contention, core imbalance, recompilation, residency, batching delay or noise. Each of "
+     "them can raise p99 while p50 holds. The fix is therefore to address whichever of these is dominant "
+     "(rebucketing, least-loaded dispatch, fusion changes or batcher tuning), and the proof is whichever artifact "
+     "fits that class. Ownership sits with whichever team owns the implicated component."),
+]
+
+CONTROLS_24 = [  # graded the same before these rules
+    ("spec-decode-acceptance", "rollback", True,
+     "Fix: stop speculation for a sequence when its acceptance is below 0.5; if the canary's TPOT p99 is no "
+     "better than the speculation-off run, disable speculation for the pool."),
+    ("average-hides-tail", "rollback", False,
+     "If p99 returns to baseline after the new buckets, the docs tenant can go on the pool."),
+]
+
+
+@pytest.mark.parametrize(("drill", "element", "expected", "answer"), CASES_24 + CONTROLS_24)
+def test_round_24_forms(drill, element, expected, answer):
+    assert grade(D[drill], answer).elements[element].present is expected
+
+
+@pytest.mark.parametrize(("drill", "answer"), GAMED_24)
+def test_round_24_gamed_is_weak(drill, answer):
+    g = grade(D[drill], answer)
+    assert g.verdict == "weak" and not any(e.present for e in g.elements.values())

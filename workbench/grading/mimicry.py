@@ -1,0 +1,57 @@
+"""Answers that wear another document's form and claim nothing in it: each check reads the whole answer.
+
+* ``commit_log``: the elements as commit subjects ('c0d4e88 test(artifact): add same-seed replay', 'e93b7d0 revert:
+  rollback on canary regression'): a history of changes said to have happened, not a cause argued;
+* ``management_speak``: the drill's nouns wrapped in corporate filler ('leverage our NCCL learnings to holistically
+  root-cause ...', 'a canary-first, rollback-ready posture'): four stock phrases or more, one word in 25 or denser;
+* ``self_interview``: questions on the elements answered 'yes' ('Is there an artifact? Yes, a reproducible one. Is
+  there an owner? Yes, the owner owns it.'): a checklist ticked in prose.
+
+The grader (:func:`workbench.grading.grader.grade`) gives each nothing and says why, as it does the forms of
+:mod:`workbench.grading.gaming`. Every check is a bounded pattern or a count: linear in the answer's length.
+"""
+
+from __future__ import annotations
+
+import re
+
+from workbench.grading.claims import claims_something
+
+# a commit's short hash, then its subject in the conventional form ('fix(kv): ...', 'revert: ...', 'sched: ...')
+_COMMIT = re.compile(r"^\s*[0-9a-f]{7,12}\s+[a-z]+(?:\([\w/ .-]{1,30}\))?!?:\s", re.IGNORECASE)
+
+
+def commit_log(segs: list[str], norms: list[str]) -> bool:
+    """Is the answer a commit log: four commit subjects or more, half of its lines or more, and fewer than half of the
+    subjects a claim? Subjects name what was done ('preemption storm explained'); they do not say why."""
+    commits = [n for s, n in zip(segs, norms, strict=True) if _COMMIT.match(s)]
+    return (len(commits) >= 4 and len(commits) >= 0.5 * len(norms)
+            and sum(claims_something(n) for n in commits) < 0.5 * len(commits))
+
+
+# stock phrases of corporate filler; none of them is a systems term ('bandwidth' alone is left out: memory bandwidth)
+_FILLER = re.compile(r"(?<![a-z])(?:leverag\w*|synerg\w*|holistic\w*|sociali[sz]\w*|empower\w*|alignment|value stream|"
+                     r"circl\w* back|at the end of the day|data-driven|evidence-based|narrative|posture|learnings|"
+                     r"north star|move the needle|best-in-class|stakeholders?|deep[- ]dive|kpis?|double[- ]click|"
+                     r"low-hanging|boil the ocean|game[- ]changer|paradigm|ecosystem|actionable|going forward|"
+                     r"touch base|take (?:it|this) offline|mission[- ]critical|world-class|impactful|journey|"
+                     r"seamless\w*|proactive\w*|thought leadership|cross-functional\w*|best practices?)(?![a-z])")
+
+
+def management_speak(text: str) -> bool:
+    """Is the answer corporate filler: four distinct stock phrases or more ('leverage', 'holistically', 'socialise',
+    'posture'), at least one word in 25 of it? Real answers in the corpus use one or two."""
+    low = text.lower()
+    hits = _FILLER.findall(low)
+    return len(set(hits)) >= 4 and len(hits) * 25 >= len(low.split())
+
+
+# a question on the answer's own elements answered 'yes' ('Is there a rollback? Yes, canary and revert.')
+_ASKED_YES = re.compile(r"(?<![a-z])(?:is|are|was|were|has|have|do|does|did|can|will|could) (?:there|we|it|you|i|"
+                        r"this|the \w+)\b[^?.]{0,50}?\?\s*(?:yes|yep|yeah|yup|correct|absolutely|of course|definitely|"
+                        r"certainly|check|sure|indeed)(?![a-z])")
+
+
+def self_interview(text: str) -> bool:
+    """Does the answer ask itself three yes/no questions or more and answer each 'yes'? A box ticked in prose."""
+    return len(_ASKED_YES.findall(text.lower())) >= 3
