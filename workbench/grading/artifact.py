@@ -91,8 +91,17 @@ _SELF_EVIDENT = re.compile(r"(?<![a-z])(?:artifact|artefact|proof|evidence)(?![a
                            r"(?![a-z])")
 
 
+# evidence said to be elsewhere, nothing of it proposed here ('fully explained in the attached analysis (see Appendix
+# A, Figures 2 to 4)')
+_ELSEWHERE = re.compile(r"(?<![a-z])(?:appendix|appendices|annex|attached (?:analysis|report|doc\w*|deck|slides|"
+                        r"write-?up)|enclosed (?:analysis|report))(?![a-z])")
+_WILL_RUN = re.compile(r"(?<![a-z])(?:would|i'd|we'd|let's|i'll|we'll|should|need|want)(?![a-z])|"
+                       r"^\W*(?:rerun|re-run|replay|run|dump|plot|sweep|compare)(?![a-z])")
+
+
 def _artifact_in(n: str, drill: Drill, stuffed: bool) -> bool:
-    if _DISMISSED_EVIDENCE.search(n) and not _ASKS_FOR.search(n) or _SELF_EVIDENT.search(n):
+    if _DISMISSED_EVIDENCE.search(n) and not _ASKS_FOR.search(n) or _SELF_EVIDENT.search(n) or \
+            _ELSEWHERE.search(n) and not _WILL_RUN.search(n):
         return False
     n = _FIGURE_VS.sub(" ", _RUNS_ON.sub(lambda m: m.group()[:m.group().rindex("run")],
                                                  _TEAM_NAME.sub(" ", _AUTHORED.sub(" ", n))))
@@ -114,8 +123,10 @@ def _artifact_in(n: str, drill: Drill, stuffed: bool) -> bool:
     return has(rest, quals)
 
 
-# production's own dashboards, read or pictured, are no run anyone can repeat ('check dashboards' is not one)
-_DASHBOARD = re.compile(r"(?<![a-z])(?:dashboards?|grafana|screenshots?|datadog)(?![a-z])")
+# production's own dashboards, read or pictured, or an alert put on them, are no run anyone can repeat ('check
+# dashboards', 'put an alert on acceptance in monitoring')
+_DASHBOARD = re.compile(r"(?<![a-z])(?:dashboards?|grafana|screenshots?|datadog|alerts?|alerting|monitoring)"
+                        r"(?![a-z])")
 _REPRODUCED = re.compile(r"(?<![a-z])(?:seed\w*|rerun|re-run|replay\w*|load test|trace|sweep|a/b|reproduc\w*|"
                          r"bench\w*)(?![a-z])")
 

@@ -158,8 +158,10 @@ _VALIDATION = (r"(?:load[- ]test|canary|validat\w*|pass\w*|green|meets?|producti
                r"match\w*|pilot|stays?|stayed|holds?|percentile|agree\w*|"
                # a measurement restored: 'unless its bus bandwidth returns to nvlink levels', 'back at nvlink levels'
                r"returns? to|(?:comes? |is )?back (?:at|near|to|under|below) [\w-]+|recover\w*)")
-# (the batcher holding requests until a batch fills is the mechanism, no release held: 'holding requests until ...')
-GATE = re.compile(r"(?<![a-z_])(?:(?:hold|held|block|gate|pause|freeze|delay)\w{0,3}(?![\w'])"
+# (the batcher holding requests until a batch fills is the mechanism, no release held: 'holding requests until ...';
+# nor a GPU blocking until the ring completes)
+GATE = re.compile(r"(?<![a-z_])(?:(?<!gpu )(?<!gpus )(?<!rank )(?<!ranks )(?<!core )(?<!thread )(?<!worker )"
+                  r"(?:hold|held|block|gate|pause|freeze|delay)\w{0,3}(?![\w'])"
                   r"(?! (?:each |every |the |all |incoming |new )?(?:requests?|prompts?|tokens?|sequences?)(?![a-z]))"
                   r"(?: [\w-]+){0,5}?|on hold|"
                   r"(?:don'?t|do not|doesn'?t|does not|won'?t|will not|wouldn'?t|would not|shouldn'?t|should not|"
@@ -181,7 +183,8 @@ GATE = re.compile(r"(?<![a-z_])(?:(?:hold|held|block|gate|pause|freeze|delay)\w{
                   r"(?:[\w-]+ ){1,9}?(?=until|till|unless)|"
                   r"(?:keep|leave)\w* [^.\n]{0,40}(?:off|serving|pinned|on the old|on the previous|out of production|"
                   r"out of (?:the |rotation)|drained|cordoned|"
-                  r"carrying|taking|handling|(?:traffic|production|everything|users|load|requests) on))"
+                  r"carrying|taking|handling|(?:traffic|production|everything|users|load|requests) on|"
+                  r"out of (?:general |wide |full )?(?:release|availability|ga|launch)))"
                   r"[^.\n]{0,160}?(?<![a-z])(?:until|untill|till|til|unless|only if|only after|only when|once|after|"
                   r"before|"
                   r"without|(?<=again )if|"

@@ -191,9 +191,11 @@ _UNDECIDED = re.compile(r"(?<![a-z])(?:(?:not sure|unsure|no idea|don'?t know|do
 # engineers own it'): someone outside the team that ships the change, so no one accountable here
 _VENDOR_OWNS = re.compile(r"(?<![a-z])vendor(?:'s)?(?![a-z])[^.;]{0,60}?(?<![a-z])(?:own\w*|responsib\w*|"
                           r"accountab\w*)(?![a-z])")
-# a menu of three teams, none picked ('Owner is the runtime team or the draft-model team or the platform team')
+# a menu of three teams, none picked ('Owner is the runtime team or the draft-model team or the platform team', 'one of
+# the compiler, runtime or platform teams will own it')
 _TEAM_END = r"(?:team|group|org|squad|on-?call|folks|lead)s?(?![a-z])"
-_OWNER_MENU = re.compile(_TEAM_END + r"(?:,? or (?:else )?(?:the |a |our )?(?:[\w-]+ ){0,3}?" + _TEAM_END + "){2}")
+_OWNER_MENU = re.compile(_TEAM_END + r"(?:,? or (?:else )?(?:the |a |our )?(?:[\w-]+ ){0,3}?" + _TEAM_END + "){2}|"
+                         r"(?<![a-z])(?:one|any|either) of the (?:[\w-]+,? ){1,4}(?:or|and) [\w-]+ " + _TEAM_END)
 _OWNS_BEFORE = re.compile(r"(?<![a-z])(?:own\w*|responsib\w*|accountab\w*)(?![a-z])")
 
 

@@ -289,7 +289,7 @@ def asserted(text: str, term: str) -> bool:
         if _LIKE_ANALOGY.search(text, max(0, m.start() - 160), m.start()):
             continue  # a simile's thing ('like certifying an upgrade on the test track, then finding the real network')
         if _PART_OF.search(before) or (m.group().startswith("more") and _OR_MORE.search(before)) or \
-                _OTHER_DOMAIN.search(before) or _TEAM_AFTER.match(text, m.end()):
+                _OTHER_DOMAIN.search(before) or _TEAM_AFTER.match(text, m.end()) or _DEVICE_AFTER.match(text, m.end()):
             continue  # a part of a breakdown ('split in shape, noise and contention'), a count, an analogy's thing
         if not (_NEG.search(before[-40:]) or _DISMISS_BEFORE.search(before) or _DISMISS_AFTER.search(after)
                 or _NONE_COUNTED.search(before) or _NIL_AFTER.match(after)):
@@ -311,6 +311,8 @@ _OTHER_DOMAIN = re.compile(r"(?<![a-z])(?:water|power|electric(?:al)?|gas|road|r
 _LIKE_ANALOGY = re.compile(r"(?<![a-z])(?:like|as if|as when|just as) [a-z]+ing(?![a-z])[^.;:]*$")
 # a term that names a team ('the tokenizer team', 'the network folks'): people, not a cause put forward
 _TEAM_AFTER = re.compile(r"(?:'s)? (?:team|group|org|squad|folks|people|engineers|on-?call)(?![a-z])")
+# a compound that names a device or a process, not the cause ('the noise reduction starves', 'a leak detector')
+_DEVICE_AFTER = re.compile(r" (?:reduction|cancel\w*|suppress\w*|detector|filter)(?![a-z])")
 _OR_MORE = re.compile(r"(?<![a-z])(?:\d+|one|two|three|four|five|several) or $")  # 'two or more cores': a count
 
 

@@ -1,4 +1,6 @@
-"""Forms read in the writers of round 24 (CJ and CK, scored once at fb206f1, read in the twenty-fourth session).
+"""Forms read in the writers of rounds 24 and 25 (read in the twenty-fourth session).
+
+Round 24: CJ and CK, scored once at fb206f1.
 
 Each answer below is written for this test (no writer's text); each case in ``CASES_24`` and ``GAMED_24`` grades
 otherwise on fb206f1 (the controls grade the same there):
@@ -102,8 +104,33 @@ CONTROLS_24 = [  # graded the same before these rules
 ]
 
 
-@pytest.mark.parametrize(("drill", "element", "expected", "answer"), CASES_24 + CONTROLS_24)
-def test_round_24_forms(drill, element, expected, answer):
+# Round 25: CL and CM, scored once at 96189ee. Each case grades otherwise there: a driver's 'kernels got slower' put
+# forward is the wrong class on the slow-link drill; another device's 'noise reduction' in an analogy is not noise; a
+# tenant kept 'out of general release until a replay shows ...' is a gate, a GPU that 'blocks until the ring completes'
+# none; an alert put on a metric in monitoring and an analysis said to be in an appendix are no artifact; 'one of the
+# compiler, runtime or platform teams' is no owner.
+CASES_25 = [
+    ("priority-budget-starvation", "mechanism", True,
+     "Priority adds no capacity: in the surge more work arrives than the pool serves, so a queue builds, and strict "
+     "priority gives each iteration's leftover budget to waiting interactive prompts first, so docs prompts starve "
+     "and their TTFT p99 climbs. In hearing aids the feedback canceller preempts the noise reduction the same way."),
+    ("average-hides-tail", "rollback", True,
+     "Decision: keep the docs tenant out of general release until a replay shows per-tenant p99 within target."),
+    ("tp-allreduce-slow-link", "rollback", False,
+     "TP4 does two all-reduces per layer; every GPU blocks until the ring completes, and the ring moves at its "
+     "slowest link."),
+    ("spec-decode-acceptance", "artifact", False,
+     "Proof: put an alert on the acceptance rate per tenant in monitoring."),
+    ("spec-decode-acceptance", "artifact", False,
+     "The root cause is explained in the attached analysis (see Appendix A and the per-tenant table in Appendix B), "
+     "which covers the same-seed reproduction and the speculation-off control."),
+    ("precision-win-without-fallback", "owner", False,
+     "Whatever it turns out to be, one of the compiler, runtime or platform teams will own it."),
+]
+
+
+@pytest.mark.parametrize(("drill", "element", "expected", "answer"), CASES_24 + CONTROLS_24 + CASES_25)
+def test_rounds_24_25_forms(drill, element, expected, answer):
     assert grade(D[drill], answer).elements[element].present is expected
 
 
@@ -111,3 +138,14 @@ def test_round_24_forms(drill, element, expected, answer):
 def test_round_24_gamed_is_weak(drill, answer):
     g = grade(D[drill], answer)
     assert g.verdict == "weak" and not any(e.present for e in g.elements.values())
+
+
+def test_round_25_driver_kernels_named_as_the_wrong_class():
+    """A driver's slower kernels put forward on the slow-link drill: the hint names them as the wrong class."""
+    g = grade(D["tp-allreduce-slow-link"],
+              "The only thing that changed is the driver, so I'd suspect it first: if the GEMM and attention kernels "
+              "got slower, each iteration is longer, which is why TTFT p99 went from 61 to 466 ms. The all-reduce "
+              "share going to 67% would then be a side effect: slower GPUs arriving at the collective at different "
+              "times, so more waiting inside it.")
+    assert not g.elements["mechanism"].present
+    assert "'kernels got slower' is not the bottleneck class" in g.elements["mechanism"].hint
