@@ -125,8 +125,8 @@ def _artifact_in(n: str, drill: Drill, stuffed: bool) -> bool:
 
 # production's own dashboards, read or pictured, or an alert put on them, are no run anyone can repeat ('check
 # dashboards', 'put an alert on acceptance in monitoring')
-_DASHBOARD = re.compile(r"(?<![a-z])(?:dashboards?|grafana|screenshots?|datadog|alerts?|alerting|monitoring)"
-                        r"(?![a-z])")
+_DASHBOARD = re.compile(r"(?<![a-z])(?:dashboards?|grafana|screenshots?|datadog|alerts?|alerting|monitoring|"
+                        r"panels?|keep an eye on)(?![a-z])")
 _REPRODUCED = re.compile(r"(?<![a-z])(?:seed\w*|rerun|re-run|replay\w*|load test|trace|sweep|a/b|reproduc\w*|"
                          r"bench\w*)(?![a-z])")
 

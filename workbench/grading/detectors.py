@@ -262,7 +262,11 @@ _VAGUE_REGRESSION = re.compile(r"(?<![a-z])(?:(?:auto-?)?revert|roll ?back|rollb
 # a release held on the diagnosis, not on a validation of the release ('hold until root cause is confirmed')
 _ON_DIAGNOSIS = re.compile(r"(?<![a-z])(?:until|till|unless|once)\s+(?:the |we |i )?(?:have |know |find )?(?:the )?"
                            r"(?:root cause|cause|diagnosis|culprit)(?: is| has been| gets)?\s*(?:confirmed|known|found|"
-                           r"identified|understood|clear)?[^.;,\n]{0,20}")
+                           r"identified|understood|clear)?[^.;,\n]{0,20}|"
+                           # ... or on the regression itself going away ('gated on the regression being resolved')
+                           r"(?<![a-z])(?:until|till|unless|once|gated on|on)\s+(?:the |this )?(?:regression|issue|"
+                           r"problem)(?: is| being| has been| gets)?\s*(?:confirmed|resolved|fixed|gone|addressed|"
+                           r"understood)[^.;,\n]{0,20}")
 
 
 # a rollback line whose condition leads to its way back by an arrow ('Rollback: fcfs kept hot; docs TTFT p99 busts SLO

@@ -59,7 +59,8 @@ _MENU_OPENS = re.compile(r"(?<![a-z])(?:could be (?:due to )?(?:several|many|a f
 _OR = re.compile(r"(?<![a-z])or(?![a-z])|;|,(?!\d)")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*\u2022]|\d{1,2}[.)])\s+\S")
 _PICKS = re.compile(r"(?<![a-z])(?:most likely|my (?:bet|money|pick|guess) is|i(?:'d| would) bet|i think it'?s|"
-                    r"(?:the )?(?:root )?cause is|it'?s (?:number |#)?\d|probably (?:number |#)?\d|top suspect|"
+                    r"(?:the )?(?:root )?cause is(?! (?:one or more|one of|any of|some combination|a combination))|"
+                    r"it'?s (?:number |#)?\d|probably (?:number |#)?\d|top suspect|"
                     r"leading (?:candidate|hypothesis)|i(?:'d| would) start with|the one that fits)(?![a-z])")
 
 

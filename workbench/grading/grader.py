@@ -153,15 +153,16 @@ def grade(drill: Drill, answer: str) -> Grade:
     segs = [] if pasted else [s for s in segments(answer) if not recited(s, shared)]
     norms = [disclaimed(norm(s)) for s in segs]
     # (a line or two is judged line by line below: 'Who owns it? The ML compiler team.' is an answer)
-    claimless = gaming.record(answer) or len(segs) >= 3 and (not any(claims.claims_something(n) for n in norms)
+    # (filler and a JSON record are read in one sentence too)
+    claimless = gaming.record(answer) or mimicry.management_speak(answer) or len(segs) >= 3 and (
+                                    not any(claims.claims_something(n) for n in norms)
                                     or gaming.config_dump(segs, norms) or gaming.self_graded(norms)
                                     or gaming.shotgun(answer) or gaming.cites_away(answer)
                                     or gaming.glossary(answer) or gaming.verse(answer)
                                     or gaming.hollow_template(segs, norms) or gaming.code_only(answer)
                                     or gaming.acrostic(segs) or gaming.questions_only(segs)
                                     or gaming.haiku(answer) or gaming.query(segs)
-                                    or mimicry.commit_log(segs, norms) or mimicry.management_speak(answer)
-                                    or mimicry.self_interview(answer))
+                                    or mimicry.commit_log(segs, norms) or mimicry.self_interview(answer))
     if not segs or claimless:
         # each element's own hint and question, the first hint saying why nothing was found
         empty = ("the answer is empty" if not answer.strip() else "no sentence in the answer claims anything (terms, "

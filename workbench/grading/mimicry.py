@@ -3,7 +3,8 @@
 * ``commit_log``: the elements as commit subjects ('c0d4e88 test(artifact): add same-seed replay', 'e93b7d0 revert:
   rollback on canary regression'): a history of changes said to have happened, not a cause argued;
 * ``management_speak``: the drill's nouns wrapped in corporate filler ('leverage our NCCL learnings to holistically
-  root-cause ...', 'a canary-first, rollback-ready posture'): four stock phrases or more, one word in 25 or denser;
+  root-cause ...', 'a canary-first, rollback-ready posture'): four stock phrases or more, one word in 25 or denser,
+  in one sentence as in many;
 * ``self_interview``: questions on the elements answered 'yes' ('Is there an artifact? Yes, a reproducible one. Is
   there an owner? Yes, the owner owns it.'): a checklist ticked in prose.
 
@@ -35,7 +36,8 @@ _FILLER = re.compile(r"(?<![a-z])(?:leverag\w*|synerg\w*|holistic\w*|sociali[sz]
                      r"north star|move the needle|best-in-class|stakeholders?|deep[- ]dive|kpis?|double[- ]click|"
                      r"low-hanging|boil the ocean|game[- ]changer|paradigm|ecosystem|actionable|going forward|"
                      r"touch base|take (?:it|this) offline|mission[- ]critical|world-class|impactful|journey|"
-                     r"seamless\w*|proactive\w*|thought leadership|cross-functional\w*|best practices?)(?![a-z])")
+                     r"seamless\w*|proactive\w*|thought leadership|cross-functional\w*|best practices?|triangulat\w*|"
+                     r"align\w* on)(?![a-z])")
 
 
 def management_speak(text: str) -> bool:

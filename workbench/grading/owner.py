@@ -184,7 +184,9 @@ def _named(s: str) -> bool:
 # an owner named and then left undecided, or a team said to know the answer, not to own it
 _UNDECIDED = re.compile(r"(?<![a-z])(?:(?:not sure|unsure|no idea|don'?t know|do not know|can'?t say) who|"
                         r"depends on (?:how|who|which)|(?:was|were) going to say|i(?:'d| would) have said|"
-                        r"leave it to whoever|(?:would|will|'d|should) know (?:the|what|how|which|best))(?![a-z])")
+                        r"leave it to whoever|(?:would|will|'d|should) know (?:the|what|how|which|best)|"
+                        r"(?<=, )i (?:guess|suppose)\W*$)(?![a-z])")  # 'The ops folks, I guess.'
+
 
 
 # the chip's vendor handed the problem ('the chip vendor should own it', 'an RMA with the vendor and let their support

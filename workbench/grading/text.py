@@ -165,6 +165,9 @@ _DISMISS_BEFORE = re.compile(r"(?<![a-z])(?:mistaken for|mistake it for|rather t
                              r"seen (?:this|that|it) (?:in|with|at)|reminds? me of|similar(?:ly)? (?:to|in)|"
                              r"(?:under|below)(?: the)?(?: [\w'-]+)? (?=$)|"  # 'up 2%, under dashboard noise'
                              r"isn'?t|wasn'?t|not|no|"
+                             # someone else's word for it: 'the dashboard calls it noise'
+                             r"(?:calls?|called|calling|writes? off|wrote off|dismiss\w*) (?:it|this|that)(?: as)? "
+                             r"(?=$)|"
                              r"nor|never|nobody (?:should )?(?:propose|suggest|say)s?|"
                              # a lever named to be refused: 'it's tempting to say buy more cores, but ...'
                              r"tempting to (?:say|blame|think|reach for|add|buy|just)|"

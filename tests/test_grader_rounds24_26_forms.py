@@ -1,4 +1,4 @@
-"""Forms read in the writers of rounds 24 and 25 (read in the twenty-fourth session).
+"""Forms read in the writers of rounds 24 to 26 (read in the twenty-fourth session).
 
 Round 24: CJ and CK, scored once at fb206f1.
 
@@ -129,13 +129,44 @@ CASES_25 = [
 ]
 
 
-@pytest.mark.parametrize(("drill", "element", "expected", "answer"), CASES_24 + CONTROLS_24 + CASES_25)
-def test_rounds_24_25_forms(drill, element, expected, answer):
+# Round 26: CN and CO, scored once at 02d1d27. Each case grades otherwise there: a cause that 'the dashboard calls'
+# noise is not put forward; a release gated on the regression being resolved, or a way back once it is confirmed,
+# names no validation; an eye kept on a panel is no proof; an owner offered with 'I guess' is none.
+CASES_26 = [
+    ("average-hides-tail", "mechanism", True,
+     "Docs prompts are over 512, so no bucket fits and they run on the generic path at about 2 ms against 0.14; 2% "
+     "slow is more than the 1% above p99, so the pooled p99 is now a docs request, while the mean moves 0.04 ms and "
+     "the dashboard calls it noise."),
+    ("cost-model-misses-contention", "rollback", False,
+     "We proceed with the revert per standard procedure, and the release is gated on the regression being resolved."),
+    ("spec-decode-acceptance", "rollback", False,
+     "We will roll back as per our standard policy once the regression is confirmed."),
+    ("kv-preemption-storm", "artifact", False,
+     "The serving runtime team should own the memory split and keep an eye on the KV utilisation panel."),
+    ("kv-preemption-storm", "owner", False, "Who owns it? The ops folks, I guess."),
+]
+
+GAMED_26 = [
+    ("tp-allreduce-slow-link",
+     "We leverage the tensor-parallel all-reduce NVLink PCIe NCCL driver-reboot synergy to triangulate the TTFT p99 "
+     "regression, holistically owning it across GPU fleet on-call and serving platform stakeholders, while aligning "
+     "on same-seed all_reduce_perf evidence and a canary revert-if-regresses drain gate going forward."),
+    ("precision-win-without-fallback",
+     "The root cause is one or more of the following: network jitter, garbage collection, dequantisation overhead, "
+     "bucket fallback, HBM contention, thermal throttling, recompiles, batcher delay or core imbalance. Evidence "
+     "can come from any of: a profiler, a trace, a same-seed rerun, a production replay, an accuracy eval. Owners "
+     "could include the compiler team, runtime team, SRE or on-call. Rollback: revert whichever component "
+     "regressed, under whatever canary condition applies."),
+]
+
+
+@pytest.mark.parametrize(("drill", "element", "expected", "answer"), CASES_24 + CONTROLS_24 + CASES_25 + CASES_26)
+def test_rounds_24_to_26_forms(drill, element, expected, answer):
     assert grade(D[drill], answer).elements[element].present is expected
 
 
-@pytest.mark.parametrize(("drill", "answer"), GAMED_24)
-def test_round_24_gamed_is_weak(drill, answer):
+@pytest.mark.parametrize(("drill", "answer"), GAMED_24 + GAMED_26)
+def test_rounds_24_to_26_gamed_is_weak(drill, answer):
     g = grade(D[drill], answer)
     assert g.verdict == "weak" and not any(e.present for e in g.elements.values())
 
