@@ -22,12 +22,15 @@ lab: $(STAMP)  ## set up, then open JupyterLab on the notebook series
 	$(BIN)/jupyter lab notebooks/ $(if $(filter 0,$(shell id -u)),--allow-root)
 
 NBVAL := --nbval-lax --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
+# the tests on every core, up to four (pytest-xdist), a file's tests on one worker (module fixtures, a notebook
+# whole); one process on its own took 883 s on 2 cores and kept the second core idle (user time = wall time)
+XDIST := --numprocesses=auto --maxprocesses=4 --dist loadfile
 
 test: $(STAMP)  ## set up, then run every test: lint, unit, theory, properties, CLI, drills, notebooks (nbval), the book
 	$(BIN)/ruff check workbench tests
 	$(BIN)/python tests/notebook_tools.py check
 	$(BIN)/python tests/build_book.py  # the static book: every chapter executed (before pytest: its offline test reads it)
-	$(BIN)/python -m pytest -rs tests notebooks $(NBVAL)
+	$(BIN)/python -m pytest -rs $(XDIST) tests notebooks $(NBVAL)
 
 FUZZ_EXAMPLES ?= 5000
 
