@@ -266,7 +266,9 @@ _ON_DIAGNOSIS = re.compile(r"(?<![a-z])(?:until|till|unless|once)\s+(?:the |we |
                            # ... or on the regression itself going away ('gated on the regression being resolved')
                            r"(?<![a-z])(?:until|till|unless|once|gated on|on)\s+(?:the |this )?(?:regression|issue|"
                            r"problem)(?: is| being| has been| gets)?\s*(?:confirmed|resolved|fixed|gone|addressed|"
-                           r"understood)[^.;,\n]{0,20}")
+                           r"understood)[^.;,\n]{0,20}|"
+                           r"(?<![a-z])(?:until|till|unless|once)\s+(?:it|this|that|the node|the pool) (?:is|gets) "
+                           r"no longer regress\w*")
 
 
 # a rollback line whose condition leads to its way back by an arrow ('Rollback: fcfs kept hot; docs TTFT p99 busts SLO

@@ -162,7 +162,8 @@ def grade(drill: Drill, answer: str) -> Grade:
                                     or gaming.hollow_template(segs, norms) or gaming.code_only(answer)
                                     or gaming.acrostic(segs) or gaming.questions_only(segs)
                                     or gaming.haiku(answer) or gaming.query(segs)
-                                    or mimicry.commit_log(segs, norms) or mimicry.self_interview(answer))
+                                    or mimicry.commit_log(segs, norms) or mimicry.self_interview(answer)
+                                    or mimicry.another_setup(answer, _facts(drill)))
     if not segs or claimless:
         # each element's own hint and question, the first hint saying why nothing was found
         empty = ("the answer is empty" if not answer.strip() else "no sentence in the answer claims anything (terms, "
@@ -250,6 +251,16 @@ def _answers_another(drill: Drill, segs: list[str], norms: list[str]) -> tuple[D
         if told_here and away and len(said & theirs) >= 2 and det.mechanism(other, segs, norms).present:
             return other, True
     return None, False
+
+
+def _facts(drill: Drill) -> dict[str, set[float]]:
+    """The quantities the drill's prompt and reference answer state (cores, request rate, buckets, memory, blocks)."""
+    return _facts_of(drill.prompt + " " + drill.strong_answer)
+
+
+@lru_cache(maxsize=64)
+def _facts_of(text: str) -> dict[str, set[float]]:
+    return mimicry.facts(text)
 
 
 def _vocabulary(drill: Drill) -> frozenset[str]:

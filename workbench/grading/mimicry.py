@@ -6,7 +6,11 @@
   root-cause ...', 'a canary-first, rollback-ready posture'): four stock phrases or more, one word in 25 or denser,
   in one sentence as in many;
 * ``self_interview``: questions on the elements answered 'yes' ('Is there an artifact? Yes, a reproducible one. Is
-  there an owner? Yes, the owner owns it.'): a checklist ticked in prose.
+  there an owner? Yes, the owner owns it.'): a checklist ticked in prose;
+* ``another_setup``: the reference reworded with the incident's facts changed ('900 req/s across eight cores ... four
+  buckets' for 700 req/s, four cores and three buckets): three of its stated quantities or more (cores, request
+  rate, buckets, memory, KV blocks), each given only at values the drill never has. A candidate who misreads one
+  figure, or two, keeps the rest of the incident.
 
 The grader (:func:`workbench.grading.grader.grade`) gives each nothing and says why, as it does the forms of
 :mod:`workbench.grading.gaming`. Every check is a bounded pattern or a count: linear in the answer's length.
@@ -57,3 +61,29 @@ _ASKED_YES = re.compile(r"(?<![a-z])(?:is|are|was|were|has|have|do|does|did|can|
 def self_interview(text: str) -> bool:
     """Does the answer ask itself three yes/no questions or more and answer each 'yes'? A box ticked in prose."""
     return len(_ASKED_YES.findall(text.lower())) >= 3
+
+
+_COUNT_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+                "ten": 10, "sixteen": 16}
+_QUANTITY = r"(\d[\d,]*(?:\.\d+)?|" + "|".join(_COUNT_WORDS) + r")\s?"
+_UNITS = {"cores": r"cores?", "rate": r"req(?:uests)?/s|requests per second|rps", "buckets": r"buckets",
+          "memory": r"gib|gb", "blocks": r"(?:kv )?blocks"}
+_FACTS = {unit: re.compile(r"(?<![\w.])" + _QUANTITY + r"(?:" + pattern + r")(?![a-z])")
+          for unit, pattern in _UNITS.items()}
+
+
+def facts(text: str) -> dict[str, set[float]]:
+    """The quantities a text states, by unit: {'cores': {4.0}, 'rate': {700.0}, ...}."""
+    low, out = text.lower(), {}
+    for unit, pattern in _FACTS.items():
+        for m in pattern.finditer(low):
+            value = m.group(1).replace(",", "")
+            out.setdefault(unit, set()).add(float(_COUNT_WORDS.get(value) or value))
+    return out
+
+
+def another_setup(answer: str, drill_facts: dict[str, set[float]]) -> bool:
+    """Does the answer state three of the incident's quantities or more, each only at values the drill (its prompt
+    and its reference answer) never gives?"""
+    stated = facts(answer)
+    return sum(1 for unit, values in stated.items() if unit in drill_facts and not values & drill_facts[unit]) >= 3

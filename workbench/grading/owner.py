@@ -45,10 +45,13 @@ _OUTSIDE = re.compile(r"(?<![a-z])(?:the |our )?(?:chip |hardware |gpu |accelera
                       # a rotation with no team before it ('hand it to the on-call rotation'): a schedule, no one
                       r"(?<![a-z])(?:the|an|our|a) on-?call rotation(?![a-z])")
 # a team that holds none of the levers a serving or compiler regression is fixed with (the product's data scientists,
-# the benchmarking group, the front-end, marketing): it may be told, it cannot own the fix and the way back
+# the benchmarking group, the front-end, marketing, procurement, a change advisory board that approves): it may be
+# told, it cannot own the fix and the way back
 _NO_LEVER = re.compile(r"(?<![a-z])(?:the |our |a )?(?:[\w'-]+ ){0,2}?(?:data[- ]science|analytics|benchmarking|"
                        r"product|marketing|sales|customer[- ]success|support|front[- ]?end|ux|design|finance|"
-                       r"legal)(?: (?:and|&) [\w-]+)? (?:team|group|org|folks|people|squad|engineers)(?![a-z])")
+                       r"legal|procurement|purchasing)(?: (?:and|&) [\w-]+)? (?:team|group|org|folks|people|squad|"
+                       r"engineers)(?![a-z])|(?<![a-z])change advisory board|(?<![a-z])(?:change|review|steering) "
+                       r"(?:board|committee)(?![a-z])")
 # a plural subject's plain verb ('the compiler folks add longer buckets')
 _ACTS = re.compile(r" (?:" + "|".join(a for a in ACTIONS if " " not in a) + r"|own|take|handle|do)(?![a-z])")
 # the decision is a team's ('the memory split is the serving runtime team's call')
@@ -193,6 +196,9 @@ _UNDECIDED = re.compile(r"(?<![a-z])(?:(?:not sure|unsure|no idea|don'?t know|do
 # engineers own it'): someone outside the team that ships the change, so no one accountable here
 _VENDOR_OWNS = re.compile(r"(?<![a-z])vendor(?:'s)?(?![a-z])[^.;]{0,60}?(?<![a-z])(?:own\w*|responsib\w*|"
                           r"accountab\w*)(?![a-z])")
+# an owner said to be the owner ('owned by its owners'), or someone from a team ('someone from the ML folks')
+_NO_ONE = re.compile(r"(?<![a-z])(?:owned by (?:its|their|the|our) (?:own )?owners?(?![a-z])|"
+                     r"the owners? owns?(?![a-z])|(?:someone|somebody|anyone|anybody) (?:from|in|on|of) )")
 # a menu of three teams, none picked ('Owner is the runtime team or the draft-model team or the platform team', 'one of
 # the compiler, runtime or platform teams will own it')
 _TEAM_END = r"(?:team|group|org|squad|on-?call|folks|lead)s?(?![a-z])"
@@ -218,7 +224,7 @@ def _owner_in(s: str, n: str) -> bool:
     # a question ('who owns it?', 'maybe the compiler folks?') assigns no one, nor an owner left undecided ('I was
     # going to say the runtime team, but it depends on how your org splits it')
     if n.rstrip().endswith("?") or _UNDECIDED.search(n) and not (I_OWN.search(n) or OWNER_LABEL.search(n)) or \
-            _OWNER_MENU.search(n):
+            _OWNER_MENU.search(n) or _NO_ONE.search(n):
         return False
     strong = I_OWN.search(n) or OWNER_LABEL.search(n) or re.search(r"own|accountab|responsib|dri\b|sign", n)
     if LOOK_INTO.search(n) and not strong and not ROLES.search(n):  # a named role may be asked to look

@@ -42,7 +42,10 @@ I_OWN = re.compile(r"(?<![a-z])(?:mine(?: to own)?(?= /|,|\.| and )|"
                    r"(?:\s(?!not |never )\w+){0,2}\s(?:own|owning|drive|driving|be accountable|"
                    r"take (?:the )?(?:ownership|it|this)|on the hook|responsible|the owner|the dri|sign off)(?![a-z])|"
                    # the speaker by the role they hold: 'my recommendation, as the engineer on the hook for this pool'
-                   r"as the (?:[\w-]+ ){0,2}(?:on the hook|accountable|responsible) for)")
+                   r"as the (?:[\w-]+ ){0,2}(?:on the hook|accountable|responsible) for|"
+                   # the change made by the speaker: 'I will do this change myself today'
+                   r"(?:i'll|i will|i'd|i would|i can) (?:do|make|ship|handle|take|roll out) (?:this|it|that|the) "
+                   r"(?:[\w-]+ )?myself)")
 # a team named in a story is not an owner: the sentence must give it the work or the accountability
 # ('that's for the compiler team', after a letter, outside the word-start guard)
 OWNER_CUE = re.compile(r"'s (?:call|job|decision|for(?= )|on(?= (?:the|our|my) ))|'ll(?![a-z])|"
@@ -72,7 +75,8 @@ NOT_SUBJECT = {"core", "bucket", "kernel", "stream", "model", "batch", "request"
 # advice to look, not an assignment: "the infra folks should look into it"
 LOOK_INTO = re.compile(r"(?:should|could|can|to|will|'ll|must|would) (?:\w+ )?(?:look|(?:double[- ])?check|investigate|"
                        r"take a look|"
-                       r"figure|dig|poke)(?! (?:at|into) [a-z]+ing )")  # 'will look at fusing the block' is a task
+                       r"figure|dig|poke|evaluate|assess)"
+                       r"(?! (?:at|into) [a-z]+ing )")  # 'will look at fusing the block' is a task
 # a person by name, or by a chat mention ('@priya runtime owns the scheduler flags')
 NAMED = re.compile(r"(?:\b[A-Z][a-z]{2,}\b(?: [A-Z][a-z]+)?|(?<![\w.])@[A-Za-z][\w.-]{1,30}(?: [a-z]+)?) ?"
                    r"(?:\(|,| from | on | in | at | who | owns| will| to own|"

@@ -1,4 +1,4 @@
-"""Forms read in the writers of rounds 24 to 26 (read in the twenty-fourth session).
+"""Forms read in the writers of rounds 24 to 27 (read in the twenty-fourth session).
 
 Round 24: CJ and CK, scored once at fb206f1.
 
@@ -160,13 +160,50 @@ GAMED_26 = [
 ]
 
 
-@pytest.mark.parametrize(("drill", "element", "expected", "answer"), CASES_24 + CONTROLS_24 + CASES_25 + CASES_26)
-def test_rounds_24_to_26_forms(drill, element, expected, answer):
+# Round 27: CP and CQ, scored once at 5222242. Each case grades otherwise there: owners said to be the owners,
+# 'someone from' a team, a team that may 'evaluate' it, procurement and a change advisory board (no lever) are none,
+# 'I will do this change myself' is one; a node held out 'until it is no longer regressed' names no validation.
+CASES_27 = [
+    ("tp-allreduce-slow-link", "owner", False, "The node is owned by its owners, with rollback to the old state."),
+    ("spec-decode-acceptance", "owner", False, "Someone from the ML folks should retrain the draft."),
+    ("batching-queueing-delay", "owner", False,
+     "The infrastructure group could evaluate the capacity need, and I would watch the latency dashboard."),
+    ("cost-model-misses-contention", "owner", False, "The procurement team should own this."),
+    ("batching-queueing-delay", "owner", False, "Owner: Change Advisory Board to approve."),
+    ("batching-queueing-delay", "owner", True,
+     "Fix: revert max_delay_s to 2 ms and max_batch to 16. I will do this change myself today."),
+    ("tp-allreduce-slow-link", "rollback", False,
+     "Release decision: we hold the regressed node out of rotation until it is no longer regressed, with rollback to "
+     "the pre-regression state."),
+]
+
+
+# a reference reworded with the incident's facts changed (round 26's CO, tuned on in round 27): three stated
+# quantities the drill never has make it another setup; a misread figure or two keep it this incident's answer
+_REWORDED = ("Workload: the chat stream at {rate} req/s across {cores} cores, with the plan built for seq <= 1024 in "
+             "four buckets; the hit rate fell from 95% to 71% and p99 rose from 2.1 to 5.0 ms while p50 held.\n"
+             "Mechanism: longer shapes match no bucket and drop to the generic unfused mapping; those batches run "
+             "several times slower, the requests behind them queue, and p99 rises before p50 does.\n"
+             "Artifact: the closed-loop mapping report at the same seed, hit rate per bucket and misses by reason.\n"
+             "Fix: re-bucket from the observed histogram, adding 2048 and 4096, and recompile.\n"
+             "Owner: the ML compiler team.\n"
+             "Rollback: canary at 5%; if canary p99 is 5% worse than the pinned plan, revert to it.")
+GAMED_27 = [("compiler-runtime-mapping", _REWORDED.format(rate=900, cores="eight"))]
+
+
+def test_a_figure_or_two_misread_keep_the_answer():
+    g = grade(D["compiler-runtime-mapping"], _REWORDED.format(rate=700, cores="four"))
+    assert g.verdict != "weak" and sum(e.present for e in g.elements.values()) >= 4
+
+
+@pytest.mark.parametrize(("drill", "element", "expected", "answer"),
+                         CASES_24 + CONTROLS_24 + CASES_25 + CASES_26 + CASES_27)
+def test_rounds_24_to_27_forms(drill, element, expected, answer):
     assert grade(D[drill], answer).elements[element].present is expected
 
 
-@pytest.mark.parametrize(("drill", "answer"), GAMED_24 + GAMED_26)
-def test_rounds_24_to_26_gamed_is_weak(drill, answer):
+@pytest.mark.parametrize(("drill", "answer"), GAMED_24 + GAMED_26 + GAMED_27)
+def test_rounds_24_to_27_gamed_is_weak(drill, answer):
     g = grade(D[drill], answer)
     assert g.verdict == "weak" and not any(e.present for e in g.elements.values())
 
