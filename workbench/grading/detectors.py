@@ -250,7 +250,7 @@ def _change_off(n: str, drill: Drill | None) -> bool:
                      r"(?<![a-z])" + change + r" (?:goes|gets|is|will go|will be|would go|turns|switches|is turned|"
                      r"is switched|gets turned|gets switched) (?:off|disabled)(?![a-z])|"
                      # ... or said in shorthand after its condition: '..., speculation off.'
-                     r"(?<=, )" + change + r" off(?= *(?:[.;]|$| for| until))")
+                     r"(?:(?<=, )|(?<=; )|(?<= and ))" + change + r" off(?= *(?:[.;]|$| for| until| if| unless| when))")
     return bool(off.search(n))
 
 

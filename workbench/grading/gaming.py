@@ -53,13 +53,16 @@ _MENU_OPENS = re.compile(r"(?<![a-z])(?:could be (?:due to )?(?:several|many|a f
                          r"culprits))|any of which|covering (?:them|it) all|cover (?:them|it) all|covers all of them|"
                          r"(?:would|will|can)(?:n'?t| not) rule (?:any|out any) of them(?: out)?|"
                          r"(?:one|any) of the (?:\w+ )?(?:bottleneck )?classes|"
-                         r"in no particular order|(?:one or more|any|some combination|a combination) of the following)"
+                         r"in no particular order|(?:one or more|any|some combination|a combination) of the following|"
+                         r"(?:several|many|multiple|various) (?:bottleneck )?(?:classes|mechanisms) (?:are|could be|"
+                         r"would be|fit|match))"
                          r"(?![a-z])")
 # the items of a menu told in a line: 'or's, semicolons, or commas that are no figure's ('5,500')
 _OR = re.compile(r"(?<![a-z])or(?![a-z])|;|,(?!\d)")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*\u2022]|\d{1,2}[.)])\s+\S")
 _PICKS = re.compile(r"(?<![a-z])(?:most likely|my (?:bet|money|pick|guess) is|i(?:'d| would) bet|i think it'?s|"
-                    r"(?:the )?(?:root )?cause is(?! (?:one or more|one of|any of|some combination|a combination))|"
+                    r"(?:the )?(?:root )?cause is(?! (?:one or more|one of|any of|some combination|a combination|"
+                    r"whichever))|"
                     r"it'?s (?:number |#)?\d|probably (?:number |#)?\d|top suspect|"
                     r"leading (?:candidate|hypothesis)|i(?:'d| would) start with|the one that fits)(?![a-z])")
 
@@ -322,7 +325,7 @@ def acrostic(segs: list[str]) -> bool:
 # a glossary: the answer set out as definitions under a heading ('Glossary for this incident:', 'Key terms:'), each
 # line 'Term: what the term means', the elements among them ('Owner: the serving runtime team, accountable for ...')
 _GLOSSARY_HEAD = re.compile(r"^\W*(?:a |my |some )?(?:glossary|definitions|key (?:terms|concepts)|concepts|"
-                            r"terminology|vocabulary|terms used)(?: [\w ]{0,30})?[:.]?\s*$")
+                            r"terminology|vocabulary|terms used)(?:,? [\w ,']{0,40})?[:.]?\s*$")
 _TERM = r"^\W*[A-Za-z][\w /&()-]{0,40}"
 _DEFINED = re.compile(_TERM + r"(?::| -|\u2014|=)\s")
 # ... or with no heading: the drill's own words defined ('Acceptance rate: the probability that ...', 'Tokens per

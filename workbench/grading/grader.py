@@ -163,6 +163,7 @@ def grade(drill: Drill, answer: str) -> Grade:
                                     or gaming.acrostic(segs) or gaming.questions_only(segs)
                                     or gaming.haiku(answer) or gaming.query(segs)
                                     or mimicry.commit_log(segs, norms) or mimicry.self_interview(answer)
+                                    or mimicry.tool_log(answer)
                                     or mimicry.another_setup(answer, _facts(drill)))
     if not segs or claimless:
         # each element's own hint and question, the first hint saying why nothing was found

@@ -2,6 +2,7 @@
 
 * ``commit_log``: the elements as commit subjects ('c0d4e88 test(artifact): add same-seed replay', 'e93b7d0 revert:
   rollback on canary regression'): a history of changes said to have happened, not a cause argued;
+* ``tool_log``: a diagnostic tool's output pasted ('[INFO] root_cause ...... IDENTIFIED'), nothing argued;
 * ``management_speak``: the drill's nouns wrapped in corporate filler ('leverage our NCCL learnings to holistically
   root-cause ...', 'a canary-first, rollback-ready posture'): four stock phrases or more, one word in 25 or denser,
   in one sentence as in many;
@@ -24,6 +25,18 @@ from workbench.grading.claims import claims_something
 
 # a commit's short hash, then its subject in the conventional form ('fix(kv): ...', 'revert: ...', 'sched: ...')
 _COMMIT = re.compile(r"^\s*[0-9a-f]{7,12}\s+[a-z]+(?:\([\w/ .-]{1,30}\))?!?:\s", re.IGNORECASE)
+
+
+# a tool's log line ('[INFO] artifact ...... GENERATED (seed fixed)', '[PASS] release_decision ...')
+_LOG_LINE = re.compile(r"^\s*\[(?:info|pass|ok|warn|warning|debug|fail|error|done)\]\s", re.IGNORECASE)
+
+
+def tool_log(text: str) -> bool:
+    """Is the answer a tool's output: four log lines or more ('[INFO] owner ..... ASSIGNED'), half of its lines?
+    A log says what a tool reported, not what causes what."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    logged = sum(bool(_LOG_LINE.match(line)) for line in lines)
+    return logged >= 4 and logged >= 0.5 * len(lines)
 
 
 def commit_log(segs: list[str], norms: list[str]) -> bool:

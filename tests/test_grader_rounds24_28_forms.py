@@ -1,4 +1,4 @@
-"""Forms read in the writers of rounds 24 to 27 (read in the twenty-fourth session).
+"""Forms read in the writers of rounds 24 to 28 (read in the twenty-fourth session).
 
 Round 24: CJ and CK, scored once at fb206f1.
 
@@ -196,14 +196,41 @@ def test_a_figure_or_two_misread_keep_the_answer():
     assert g.verdict != "weak" and sum(e.present for e in g.elements.values()) >= 4
 
 
+# Round 28: CR and CS, scored once at 07f542b. Each case grades otherwise there: the change switched off in
+# shorthand after 'and' on its condition is a way back; 'several bottleneck classes are consistent with ...' whose
+# cause 'is whichever of these' a proof confirms, and a diagnostic tool's log lines claim nothing. (A glossary under
+# 'Some definitions first, so we're aligned' is refused by its heading now; the short one a test could hold was
+# refused before too, by its definitions alone.)
+CASES_28 = [
+    ("spec-decode-acceptance", "rollback", True,
+     "Gate: canary on the code tenant, and speculation off if TPOT p99 stays above the speculation-off baseline."),
+]
+
+GAMED_28 = [
+    ("precision-win-without-fallback",
+     "Several bottleneck classes are consistent with this evidence: mapping fallback, queueing, memory contention, "
+     "dequantisation overhead, core imbalance, model residency or batching delay. The root cause is whichever of "
+     "these the reproducible artifact confirms. The artifact will be the appropriate report at the same seed; rollback "
+     "will be triggered if the relevant metric regresses."),
+    ("static-placement-imbalance",
+     "$ ./diagnose --scenario placement\n"
+     "[INFO] root_cause ........ IDENTIFIED\n"
+     "[INFO] artifact .......... GENERATED (seed fixed, reproducible)\n"
+     "[INFO] owner ............. ASSIGNED\n"
+     "[INFO] rollback .......... ARMED (conditional)\n"
+     "[PASS] release_decision .. HOLD\n"
+     "All checks passed."),
+]
+
+
 @pytest.mark.parametrize(("drill", "element", "expected", "answer"),
-                         CASES_24 + CONTROLS_24 + CASES_25 + CASES_26 + CASES_27)
-def test_rounds_24_to_27_forms(drill, element, expected, answer):
+                         CASES_24 + CONTROLS_24 + CASES_25 + CASES_26 + CASES_27 + CASES_28)
+def test_rounds_24_to_28_forms(drill, element, expected, answer):
     assert grade(D[drill], answer).elements[element].present is expected
 
 
-@pytest.mark.parametrize(("drill", "answer"), GAMED_24 + GAMED_26 + GAMED_27)
-def test_rounds_24_to_27_gamed_is_weak(drill, answer):
+@pytest.mark.parametrize(("drill", "answer"), GAMED_24 + GAMED_26 + GAMED_27 + GAMED_28)
+def test_rounds_24_to_28_gamed_is_weak(drill, answer):
     g = grade(D[drill], answer)
     assert g.verdict == "weak" and not any(e.present for e in g.elements.values())
 
