@@ -95,8 +95,10 @@ _SELF_EVIDENT = re.compile(r"(?<![a-z])(?:artifact|artefact|proof|evidence)(?![a
 # A, Figures 2 to 4)')
 _ELSEWHERE = re.compile(r"(?<![a-z])(?:appendix|appendices|annex|attached (?:analysis|report|doc\w*|deck|slides|"
                         r"write-?up)|enclosed (?:analysis|report))(?![a-z])")
-_WILL_RUN = re.compile(r"(?<![a-z])(?:would|i'd|we'd|let's|i'll|we'll|should|need|want)(?![a-z])|"
-                       r"^\W*(?:rerun|re-run|replay|run|dump|plot|sweep|compare)(?![a-z])")
+# a run proposed: a modal ('I'd rerun ...'), or a sentence that opens on the run ('Replay the trace ...')
+_MODAL = r"would|i'd|we'd|let's|i'll|we'll|should|need|want"
+_RUN_VERB = r"rerun|re-run|replay|run|dump|plot|sweep|compare"
+_WILL_RUN = re.compile(rf"(?<![a-z])(?:{_MODAL})(?![a-z])|^\W*(?:{_RUN_VERB})(?![a-z])")
 
 
 def _artifact_in(n: str, drill: Drill, stuffed: bool) -> bool:
@@ -131,11 +133,11 @@ _REPRODUCED = re.compile(r"(?<![a-z])(?:seed\w*|rerun|re-run|replay\w*|load test
                          r"bench\w*)(?![a-z])")
 
 
-# a sentence that asks for the artifact (not one that reads figures 'vs' others): a modal, a proof's label or an
-# imperative run
-_ASKS_FOR = re.compile(r"(?<![a-z])(?:would|i'd|we'd|let's|i'll|we'll|should|need|want|prov\w*|proof|confirm\w*|"
-                       r"reproduc\w*|evidence|artifact|artefact|validat\w*|demonstrat\w*|to show|show it)(?![a-z])|"
-                       r"^\W*(?:rerun|re-run|replay|run|dump|plot|sweep|compare|capture|take)(?![a-z])")
+# a sentence that asks for the artifact (not one that reads figures 'vs' others): a run proposed as above, a proof's
+# label, or a capture taken
+_ASKS_FOR = re.compile(rf"(?<![a-z])(?:{_MODAL}|prov\w*|proof|confirm\w*|reproduc\w*|evidence|artifact|artefact|"
+                       r"validat\w*|demonstrat\w*|to show|show it)(?![a-z])|"
+                       rf"^\W*(?:{_RUN_VERB}|capture|take)(?![a-z])")
 
 
 def artifact(segs: list[str], norms: list[str], drill: Drill, stuffed: bool) -> Element:

@@ -191,7 +191,6 @@ _UNDECIDED = re.compile(r"(?<![a-z])(?:(?:not sure|unsure|no idea|don'?t know|do
                         r"(?<=, )i (?:guess|suppose)\W*$)(?![a-z])")  # 'The ops folks, I guess.'
 
 
-
 # the chip's vendor handed the problem ('the chip vendor should own it', 'an RMA with the vendor and let their support
 # engineers own it'): someone outside the team that ships the change, so no one accountable here
 _VENDOR_OWNS = re.compile(r"(?<![a-z])vendor(?:'s)?(?![a-z])[^.;]{0,60}?(?<![a-z])(?:own\w*|responsib\w*|"
