@@ -64,7 +64,11 @@ _SEEDED_CALL = re.compile(r"[a-z_]\w*\([^()]*(?<![a-z_])seed\s?=\s?\d+")
 # 'numbers' are evidence only where the sentence asks for it (a proof's label, a modal, an imperative run), and a
 # split only where someone splits something ('if I split by stream'), not where the story tells of a thing split ('the
 # prompt being split'); 'run' and 'vs' were tried too and refused more real proofs than they saved
-_TOLD_SPLIT = re.compile(r"(?<![a-z])(?:being|been|is|are|was|were|gets?|got) split(?![a-z])")
+# ... or what chunking does ('chunked prefill is splitting the prompts'), not a breakdown ('splitting latency by
+# tenant')
+_TOLD_SPLIT = re.compile(r"(?<![a-z])(?:(?:being|been|is|are|was|were|gets?|got) split|(?:splitting|splits) "
+                         r"(?:the |a |an |its |each |every |long )?(?:prompts?|requests?|prefills?|documents?|docs|"
+                         r"sequences?|work))(?![a-z])")
 
 
 _SEEDS = ("same seed", "same-seed", "fixed seed", "fixed-seed", "one seed")

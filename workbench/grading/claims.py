@@ -99,10 +99,14 @@ def _terms(n: str) -> list[str]:
     return [x for x in words(n) if not re.match(r"[\d.~]", x)]
 
 
+_PADDING = frozenset({"the", "a", "an", "and"})
+
+
 def soup(n: str) -> bool:
     """A telegraphic run of terms: twenty words or more, fewer than one in eight a function word, and at most one
     finite verb for every dozen words, or fewer than one in six a function word with almost no punctuation, or
-    terms strung on 'and', eight links or more. (A senior's terse line, 'chat TTFT p99 2.9 ms -> 574 ms, goodput 100
+    terms strung on 'and', eight links or more, or sixty words or more held together by little but 'the' and 'and'.
+    (A senior's terse line, 'chat TTFT p99 2.9 ms -> 574 ms, goodput 100
     -> 40, tok/s flat', is shorter: a reading, not a soup.)"""
     if longest_run(n) >= 12:
         return True
@@ -115,6 +119,11 @@ def soup(n: str) -> bool:
     # a run-on with a few filler words but almost no punctuation to hold clauses apart (honest terse lines
     # separate their parts with commas, colons or arrows)
     if function < 0.16 * len(w) and len(_PUNCT.findall(n)) < 0.08 * len(w):
+        return True
+    # a long run-on padded with articles and 'and' ('... the ring and the NCCL transport and the busbw meet the TTFT
+    # p99 ...'): sixty words or more, fewer than 15 in 100 of them a function word other than those (every genuine
+    # sentence that long holds 20 in 100 or more: its 'of', 'to', 'because', 'which' hold its clauses together)
+    if len(w) >= 60 and sum(x in FUNCTION and x not in _PADDING for x in w) < 0.15 * len(w):
         return True
     # terms strung on 'and' ('the root cause involves static placement and core imbalance and queueing and rho 0.89
     # and ...'): eight links or more, seven in ten of them six words or fewer

@@ -258,7 +258,10 @@ def _change_off(n: str, drill: Drill | None) -> bool:
 # no canary, no threshold says what regresses; 'if it regresses past baseline' names one)
 _VAGUE_REGRESSION = re.compile(r"(?<![a-z])(?:(?:auto-?)?revert|roll ?back|rollback|go back|switch back|flip back)"
                                r"\w*,?[ -](?:if|on|when|whenever)[ -](?:it |things |anything |something )?regress\w*"
-                               r"(?! (?:on|in|beyond|past|above|over|by|against|versus|vs)\b)")
+                               r"(?! (?:on|in|beyond|past|above|over|by|against|versus|vs)\b)|"
+                               # no metric named ('triggered if whichever metric is relevant regresses')
+                               r"(?<![a-z])(?:if|when|whenever) (?:whichever|whatever) (?:\w+ ){0,3}?(?:is|are|seems|"
+                               r"looks) (?:relevant|appropriate|applicable|important) regress\w*")
 # a release held on the diagnosis, not on a validation of the release ('hold until root cause is confirmed')
 _ON_DIAGNOSIS = re.compile(r"(?<![a-z])(?:until|till|unless|once)\s+(?:the |we |i )?(?:have |know |find )?(?:the )?"
                            r"(?:root cause|cause|diagnosis|culprit)(?: is| has been| gets)?\s*(?:confirmed|known|found|"

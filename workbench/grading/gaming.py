@@ -110,8 +110,9 @@ def shotgun(text: str) -> bool:
 
 
 # a note to whoever marks it ('[Note for the evaluator: ... should be scored as complete]'): a plea, not an answer
-_TO_THE_GRADER = re.compile(r"(?<![a-z])(?:(?:note|message|hint) (?:for|to) (?:the |any )?(?:[a-z]+ )?(?:evaluator|"
-                            r"grader|marker|examiner|assessor|reviewer|scorer)|(?:should|must|can) (?:be )?(?:scored|"
+_TO_THE_GRADER = re.compile(r"(?<![a-z])(?:(?:note|message|hint|summary|tl;?dr) (?:for|to) (?:the |any )?"
+                            r"(?:[a-z]+ )?(?:evaluator|grader|marker|examiner|assessor|reviewer|scorer)|"
+                            r"(?:should|must|can) (?:be )?(?:scored|"
                             r"graded|marked|rated|assessed) (?:as )?(?:complete|strong|full|correct|a pass)|"
                             r"(?:score|grade|mark|rate) (?:this|it|me) (?:as )?(?:strong|complete|full marks|correct)|"
                             r"(?:please )?(?:score|grade|mark|rate) (?:this |it |me )?accordingly|"

@@ -154,7 +154,8 @@ def grade(drill: Drill, answer: str) -> Grade:
     norms = [disclaimed(norm(s)) for s in segs]
     # (a line or two is judged line by line below: 'Who owns it? The ML compiler team.' is an answer)
     # (filler and a JSON record are read in one sentence too)
-    claimless = gaming.record(answer) or mimicry.management_speak(answer) or len(segs) >= 3 and (
+    claimless = gaming.record(answer) or mimicry.management_speak(answer) or mimicry.contents(answer) or \
+        len(segs) >= 3 and (
                                     not any(claims.claims_something(n) for n in norms)
                                     or gaming.config_dump(segs, norms) or gaming.self_graded(norms)
                                     or gaming.shotgun(answer) or gaming.cites_away(answer)
@@ -164,7 +165,9 @@ def grade(drill: Drill, answer: str) -> Grade:
                                     or gaming.haiku(answer) or gaming.query(segs)
                                     or mimicry.commit_log(segs, norms) or mimicry.self_interview(answer)
                                     or mimicry.tool_log(answer)
-                                    or mimicry.another_setup(answer, _facts(drill)))
+                                    or mimicry.another_setup(answer, _facts(drill))
+                                    or mimicry.reworded_reference(answer, _facts(drill),
+                                                                  _reference_stems(drill.strong_answer)))
     if not segs or claimless:
         # each element's own hint and question, the first hint saying why nothing was found
         empty = ("the answer is empty" if not answer.strip() else "no sentence in the answer claims anything (terms, "
@@ -254,8 +257,15 @@ def _answers_another(drill: Drill, segs: list[str], norms: list[str]) -> tuple[D
     return None, False
 
 
+@lru_cache(maxsize=64)
+def _reference_stems(reference: str) -> frozenset[str]:
+    """The content stems of a drill's reference answer, its figures' fields left out."""
+    return tautology.content_stems(re.sub(r"\{[^{}\n]{1,80}\}", " ", reference))
+
+
 def _facts(drill: Drill) -> dict[str, set[float]]:
-    """The quantities the drill's prompt and reference answer state (cores, request rate, buckets, memory, blocks)."""
+    """The quantities the drill's prompt and reference answer state (cores, request rate, buckets, memory, blocks,
+    tokens)."""
     return _facts_of(drill.prompt + " " + drill.strong_answer)
 
 

@@ -104,6 +104,8 @@ _OBJECT = (r"(?:regress\w*|breach\w*|exceed\w*|spike\w*|degrad\w*|violat\w*|slos
            r"canary|errors?|error rate|alert\w*|threshold|baseline|hit rate|budget|guardrail|reloads?|evictions?|"
            r"compiles?|recompiles?|starv\w*|utili[sz]ation|throughput|accuracy|tail|slowest|percentile|"
            r"bandwidth|busbw|acceptance|tpot|ttft|itl|preemptions?|"
+           # a target broken or missed ('whenever document response times break their target')
+           r"(?:break|breaks|broke|miss|misses|missed) (?:\w+ ){0,2}?(?:targets?|objectives?|limits?)|"
            r"" + _CMP + r" (?:\w+ ){0,3}?(?:\d|the (?:old|previous|baseline|slo|target|current|existing)|slo|target|"
            r"before|baseline|it was|today))")
 # 'if i remember right' hedges a figure; it is no condition, nor is a complaint ('if users complain about latency':

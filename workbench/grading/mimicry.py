@@ -8,10 +8,14 @@
   in one sentence as in many;
 * ``self_interview``: questions on the elements answered 'yes' ('Is there an artifact? Yes, a reproducible one. Is
   there an owner? Yes, the owner owns it.'): a checklist ticked in prose;
+* ``contents``: a table of contents of a document kept elsewhere ('section 2 Mechanism, section 3 Artifact, section 4
+  Fix ... all covered there'): three elements or more named as its numbered parts, none of them said;
 * ``another_setup``: the reference reworded with the incident's facts changed ('900 req/s across eight cores ... four
   buckets' for 700 req/s, four cores and three buckets): three of its stated quantities or more (cores, request
   rate, buckets, memory, KV blocks), each given only at values the drill never has. A candidate who misreads one
-  figure, or two, keeps the rest of the incident.
+  figure, or two, keeps the rest of the incident;
+* ``reworded_reference``: the same with two facts changed (token counts or request rates), in the reference's own
+  words: three in four of its content words are the reference's, and it says most of what the reference says.
 
 The grader (:func:`workbench.grading.grader.grade`) gives each nothing and says why, as it does the forms of
 :mod:`workbench.grading.gaming`. Every check is a bounded pattern or a count: linear in the answer's length.
@@ -22,6 +26,7 @@ from __future__ import annotations
 import re
 
 from workbench.grading.claims import claims_something
+from workbench.grading.tautology import content_stems
 
 # a commit's short hash, then its subject in the conventional form ('fix(kv): ...', 'revert: ...', 'sched: ...')
 _COMMIT = re.compile(r"^\s*[0-9a-f]{7,12}\s+[a-z]+(?:\([\w/ .-]{1,30}\))?!?:\s", re.IGNORECASE)
@@ -76,11 +81,22 @@ def self_interview(text: str) -> bool:
     return len(_ASKED_YES.findall(text.lower())) >= 3
 
 
+# an element named as a numbered part of a document ('section 3 Artifact', '§4 fix', 'part 5: owner')
+_PART = re.compile(r"(?<![a-z])(?:section|sec\.|part|chapter|appendix|\u00a7)\s?\d{1,2}[.:)]?\s?(?:the )?"
+                   r"(?:workload|symptom|mechanism|root[- ]cause|cause|artifact|artefact|proof|evidence|fix|remedy|"
+                   r"owner|ownership|rollback|release)(?![a-z])")
+
+
+def contents(text: str) -> bool:
+    """Does the answer list three elements or more as numbered parts of a document ('section 2 Mechanism')?"""
+    return len(_PART.findall(text.lower())) >= 3
+
+
 _COUNT_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
                 "ten": 10, "sixteen": 16}
 _QUANTITY = r"(\d[\d,]*(?:\.\d+)?|" + "|".join(_COUNT_WORDS) + r")\s?"
 _UNITS = {"cores": r"cores?", "rate": r"req(?:uests)?/s|requests per second|rps", "buckets": r"buckets",
-          "memory": r"gib|gb", "blocks": r"(?:kv )?blocks"}
+          "memory": r"gib|gb", "blocks": r"(?:kv )?blocks", "tokens": r"tokens"}
 _FACTS = {unit: re.compile(r"(?<![\w.])" + _QUANTITY + r"(?:" + pattern + r")(?![a-z])")
           for unit, pattern in _UNITS.items()}
 
@@ -100,3 +116,15 @@ def another_setup(answer: str, drill_facts: dict[str, set[float]]) -> bool:
     and its reference answer) never gives?"""
     stated = facts(answer)
     return sum(1 for unit, values in stated.items() if unit in drill_facts and not values & drill_facts[unit]) >= 3
+
+
+def reworded_reference(answer: str, drill_facts: dict[str, set[float]], reference: frozenset[str]) -> bool:
+    """Is the answer the reference (``reference``: its content stems) reworded with two of the incident's quantities
+    or more changed? 75% or more of its content words are the reference's and it holds 60% or more of them; the
+    closest genuine answers with two quantities of their own hold at most 59% and 71% (every writer, 2026-12-07)."""
+    stated = facts(answer)
+    if sum(1 for unit, values in stated.items() if unit in drill_facts and not values & drill_facts[unit]) < 2:
+        return False
+    said = content_stems(answer.lower())
+    shared = len(said & reference)
+    return bool(said) and shared >= 0.75 * len(said) and shared >= 0.6 * len(reference)

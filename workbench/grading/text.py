@@ -276,6 +276,9 @@ def supposed(text: str) -> list[tuple[int, int]]:
     return [m.span() for m in _SUPPOSED.finditer(text) if _WOULD.search(m.group())]
 
 
+_WORD_REST = re.compile(r"[a-z]*")
+
+
 def asserted(text: str, term: str) -> bool:
     """Does the text put ``term`` forward, somewhere, rather than only dismiss it ("not noise", "ruled out", a first
     guess it then turns from)? Its words may stand apart, but not across a preposition ('launch and setup cost went
@@ -284,7 +287,8 @@ def asserted(text: str, term: str) -> bool:
     for m in phrase(term).finditer(text):
         if _SENTENCE_END.search(m.group()) or _loose(m.group(), term):
             continue  # 'four times more. the cores are idle' does not say 'more cores'
-        before, after = text[max(0, m.start() - 60):m.start()], text[m.end():m.end() + 100]
+        end = m.end() + len(_WORD_REST.match(text, m.end()).group())  # past the word's own suffix ('preempt|ions 0')
+        before, after = text[max(0, m.start() - 60):m.start()], text[end:end + 100]
         if any(a < m.start() < b for a, b in guesses) or _ANALOGY_AFTER.search(text[m.end():m.end() + 260]):
             continue
         if text[m.start() - 1:m.start()] in ("'", '"') and text[m.end():m.end() + 1] in ("'", '"'):
@@ -305,13 +309,19 @@ _PART_OF = re.compile(r"(?<![a-z])(?:split|broken(?: down| up)?|breakdown|decomp
                       r"(?: (?:in|into|by|between|across))?(?:[ ,/(]+[\w-]+){0,8}[ ,/(]+$|"
                       # ... its parts named one by one ('split the error into the part from noise')
                       r"(?<![a-z])(?:split|broken|breakdown|decompos\w*|attribut\w*)[^.;]{0,100}(?<![a-z])(?:part|share|"
-                      r"portion|component|term|bit) (?:from|due to|of|for|caused by) $")
+                      r"portion|component|term|bit) (?:from|due to|of|for|caused by) $|"
+                      # ... or asked of the gap ('how much of the gap is shape, noise or contention')
+                      r"(?<![a-z])how much of (?:the |that |this |each )?(?:gap|error|difference|miss|delta) "
+                      r"(?:is|was|comes from)(?:[ ,/(]+[\w-]+){0,4}[ ,/(]+$")
 # another domain's thing in an analogy ('in a water network, three pumping stations ...', 'ring networks between pump
 # stations'): not this incident's network
 _OTHER_DOMAIN = re.compile(r"(?<![a-z])(?:water|power|electric(?:al)?|gas|road|rail(?:way)?|irrigation|sewer|"
                            r"mobile|cellular|wireless|radio|satellite|cable|"
-                           r"telephone|social|neural|ring|pipe|river|drainage|canal|postal|transport)\s$")
-_LIKE_ANALOGY = re.compile(r"(?<![a-z])(?:like|as if|as when|just as) [a-z]+ing(?![a-z])[^.;:]*$")
+                           r"telephone|social|neural|ring|pipe|river|drainage|canal|postal|transport|tram|metro|"
+                           r"subway|bus|train|ferry|shipping|delivery|store|phone)\s$")
+_LIKE_ANALOGY = re.compile(r"(?<![a-z])(?:(?:like|as if|as when|just as) [a-z]+ing(?![a-z])|"
+                           r"like (?:in|with|at|on) (?:a|an|the|our|my|your) )[^.;:]*$")  # 'like in our payroll ...'
+
 # a term that names a team ('the tokenizer team', 'the network folks'): people, not a cause put forward
 _TEAM_AFTER = re.compile(r"(?:'s)? (?:team|group|org|squad|folks|people|engineers|on-?call)(?![a-z])")
 # a compound that names a device or a process, not the cause ('the noise reduction starves', 'a leak detector')

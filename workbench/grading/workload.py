@@ -17,7 +17,8 @@ from workbench.grading.lexicon import DIRECTION, METRICS
 from workbench.grading.spoken import digits
 from workbench.grading.text import bare_run, has, quote
 
-FIGURES = re.compile(r"\d(?:\.\d+)?\s?(?:ms|s|%|x|×)(?![a-z])|\d\s?(?:->|→|to)\s?~?\d")  # a measured change, units
+# a measured change, units ('21.37 against 17.43' too)
+FIGURES = re.compile(r"\d(?:\.\d+)?\s?(?:ms|s|%|x|×)(?![a-z])|\d\s?(?:->|→|to|against|vs\.?|versus)\s?~?\d")
 WORD_CHAIN = re.compile(r"[a-z]\s*(?:->|→|=>)\s*[a-z]|[a-z] (?:so|then) [a-z]")  # terms chained, not figures: 'a so b'
 # a metric in a condition (a rollback's 'if p99 goes above'), or in a release gate, which names its test first ('hold
 # the release until the load test at production shapes shows p99 back under 50 ms'), up to a clause's end ('no token
@@ -28,7 +29,9 @@ _SIZE = re.compile(r"(?<![a-z\d.])\d|->|from")
 _SIZE_WORD = re.compile(r"(?<![a-z])(?:doubl\w*|tripl\w*|quadrupl\w*|(?:two|three|four|five|six|ten)[- ]?fold|"
                         r"(?:twice|two|three|four|five|six|ten|several|many) times|order of magnitude|"
                         r"\d+(?:\.\d+)?\s?x|a lot|sharply|dramatically|massively|hugely|significantly|"
-                        r"substantially|blew up|blows up|explod\w*)(?![a-z])")
+                        r"substantially|blew up|blows up|explod\w*|"
+                        r"(?:more than|over|above|almost|nearly|about) (?:a|one|two|half a) (?:full )?seconds?)"
+                        r"(?![a-z])")
 # the tail-driver table is no tail latency ('tail drivers show memory_contention going from 1% to 46%')
 _METRIC_WORD = {"tail": r"tail(?! driver)"}
 # the tail in plain words
@@ -109,7 +112,10 @@ _MOVED = ("|".join(re.escape(d) for d in DIRECTION if d != "from")
           + r"|from\W{1,3}(?:(?:about|around|roughly|like|under|over|nearly|almost|just) |~)?"
           + rf"(?:\d|{_NUMBER_WORD}(?![a-z])|half)|doubl|tripl|quadrupl|(?:\d+|{_NUMBER_WORD}) times(?![a-z])"
           + r"|\d+(?:\.\d+)?\s?(?:(?:x|%|ms|s)\b|×)|->|\d(?:\.\d+)? to \d"
-          + r"|\d+(?:\.\d+)?\s?(?:ms|s)?\s(?:vs\.?|versus)\s~?\d"  # 'p99 is 842 vs 430 before'
+          # a level gone to ('p99 goes to more than one second')
+          + r"|(?:goes|went|gone|go) to (?:more than |over |above |almost |nearly |about |around |~)?"
+          + rf"(?:\d|{_NUMBER_WORD}(?![a-z]))"
+          + r"|\d+(?:\.\d+)?\s?(?:ms|s)?\s(?:vs\.?|versus|against)\s~?\d"  # 'p99 is 842 vs 430 before'
           # a level past a second with the figure it rose from: 'become more than one second, from 15 ms'
           + rf"|(?:more than|over|above|past) (?:a|{_NUMBER_WORD}|\d+(?:\.\d+)?) ?seconds?\W{{1,3}}from \d")
 _METRIC_AT = re.compile(rf"(?<![a-z])(?:{_METRIC})")
