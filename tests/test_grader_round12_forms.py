@@ -140,7 +140,7 @@ def test_couplets_with_slant_rhymes_are_verse():
 
 
 def test_a_wrong_cause_as_a_part_of_a_breakdown_or_a_count_is_not_put_forward():
-    from workbench.grading.text import asserted
+    from workbench.grading.asserted import asserted
     assert not asserted("i'd rerun with the error split in shape, noise and contention parts", "noise")
     assert not asserted("prove: same seed, error split shape/noise/contention", "noise")
     assert not asserted("much of the time two or more cores are in their memory phases together", "more cores")

@@ -16,10 +16,11 @@ Each answer below is written for this test (no writer's text); each failed on 33
 from __future__ import annotations
 
 from workbench.grading import gaming
+from workbench.grading.asserted import asserted
 from workbench.grading.detectors import steps_of
 from workbench.grading.drills import load_drills
 from workbench.grading.grader import grade
-from workbench.grading.text import asserted, has
+from workbench.grading.text import has
 
 D = load_drills()
 

@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass
 
 from workbench.grading import analogy, claims, tautology
+from workbench.grading.asserted import asserted, first_guesses
 from workbench.grading.drills import Drill
 from workbench.grading.lexicon import (
     ARGUES,
@@ -34,7 +35,7 @@ from workbench.grading.lexicon import (
     ROLLBACK_LABEL,
     TEXTBOOK,
 )
-from workbench.grading.text import asserted, bare_run, first_guesses, has, phrase, quote
+from workbench.grading.text import bare_run, has, phrase, quote
 from workbench.grading.way_back import tied_way_back, tied_way_backs
 
 
