@@ -8,6 +8,9 @@
   in one sentence as in many;
 * ``self_interview``: questions on the elements answered 'yes' ('Is there an artifact? Yes, a reproducible one. Is
   there an owner? Yes, the owner owns it.'): a checklist ticked in prose;
+* ``truisms``: what is true of every incident and says nothing of this one ('Batching trades throughput for latency.
+  ... Configuration changes should be owned by the team that operates the component'): no figure, no past tense, no
+  speaker, and practice prescribed in general, twice or more;
 * ``contents``: a table of contents of a document kept elsewhere ('section 2 Mechanism, section 3 Artifact, section 4
   Fix ... all covered there'): three elements or more named as its numbered parts, none of them said;
 * ``another_setup``: the reference reworded with the incident's facts changed ('900 req/s across eight cores ... four
@@ -79,6 +82,22 @@ _ASKED_YES = re.compile(r"(?<![a-z])(?:is|are|was|were|has|have|do|does|did|can|
 def self_interview(text: str) -> bool:
     """Does the answer ask itself three yes/no questions or more and answer each 'yes'? A box ticked in prose."""
     return len(_ASKED_YES.findall(text.lower())) >= 3
+
+
+_SPEAKER = re.compile(r"(?<![a-z])(?:i|i'd|i'll|i'm|i've|we|we'd|we'll|we're|we've|our|my|me|us|let's|you|your)"
+                      r"(?![a-z])")
+_PAST = re.compile(r"(?<![a-z])(?:was|were|went|rose|fell|grew|jumped|dropped|doubled|tripled|quadrupled|regressed|"
+                   r"increased|decreased|became|got|spiked|climbed|moved|changed|broke|stalled)(?![a-z])")
+_PRESCRIBED = re.compile(r"(?<![a-z])(?:should|ought to)(?![a-z])")  # not 'must': 'interactive must wait' tells
+
+
+def truisms(text: str) -> bool:
+    """Does the answer speak only in general: no figure, no past tense, no speaker (no 'I', 'we' or 'you'), and
+    practice prescribed twice or more ('changes should be owned by ..., rolled back on an SLO breach')? (On every
+    writer, 2026-12-07, no answer labelled above weak is so.)"""
+    low = text.lower()
+    return not re.search(r"\d", low) and not _SPEAKER.search(low) and not _PAST.search(low) and \
+        len(_PRESCRIBED.findall(low)) >= 2
 
 
 # an element named as a numbered part of a document ('section 3 Artifact', '§4 fix', 'part 5: owner')
