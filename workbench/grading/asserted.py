@@ -86,7 +86,11 @@ _FIRST_GUESS = re.compile(r"(?<![a-z])(?:(?:at first|first|initially|originally)
                           r"i (?:first )?(?:thought|suspected|assumed)|"
                           r"i(?:'d| would) have (?:guessed|thought|said|assumed|blamed)|"
                           r"my (?:gut|instinct)(?: reaction)? (?:said|told me|was|says)|gut first|"
-                          r"(?:my )?first reaction|(?:went|started|headed) down the wrong (?:road|path|track))"
+                          r"(?:my )?first reaction|(?:went|started|headed) down the wrong (?:road|path|track)|"
+                          # a straw man set up to be knocked down ('the tempting story is ...', 'people will shout X')
+                          r"the (?:tempting|obvious|easy|popular|usual|natural) (?:story|explanation|answer|guess|"
+                          r"suspect|culprit)|(?:people|some|others|everyone|folks) (?:will|would|might) (?:shout|say|"
+                          r"blame|suspect|claim|cry))"
                           r"(?![a-z])")
 # a term inside an analogy the answer then maps onto this case: 'a hash join spills to disk ... aggressive fusion is
 # the same shape of problem'
@@ -97,7 +101,8 @@ _ANALOGY_AFTER = re.compile(r"^[^;]{0,200}?(?<![a-z])(?:(?:is|'s) (?:the )?same 
 # the turn from a first guess: a contrast, or a caution about the guess itself ('I've been burned by that before')
 _TURN = re.compile(r"(?<![a-z])(?:but|actually|however|turns out|turned out|instead|that said|on reflection|"
                    r"looking closer|burned by (?:that|this|it)|(?:want|have|need) to be careful|been wrong|"
-                   r"take (?:that|it) back|scratch that|hang on|hold on)(?![a-z])")
+                   r"take (?:that|it) back|scratch that|hang on|hold on|i (?:don'?t|do not) think|"
+                   r"(?:evidence|numbers|data) (?:doesn'?t|does not|don'?t|do not) (?:support|fit|back))(?![a-z])")
 
 
 _SENTENCE_END = re.compile(r"[.!?;]\s")
@@ -142,6 +147,8 @@ def asserted(text: str, term: str) -> bool:
     for m in phrase(term).finditer(text):
         if _SENTENCE_END.search(m.group()) or _loose(m.group(), term):
             continue  # 'four times more. the cores are idle' does not say 'more cores'
+        if NEG.search(m.group()) and not NEG.search(term.lower()):
+            continue  # a negation between its words says the opposite ('launch overhead went down, not up')
         end = m.end() + len(_WORD_REST.match(text, m.end()).group())  # past the word's own suffix ('preempt|ions 0')
         before, after = text[max(0, m.start() - 60):m.start()], text[end:end + 100]
         if any(a < m.start() < b for a, b in guesses) or _ANALOGY_AFTER.search(text[m.end():m.end() + 260]):
@@ -172,7 +179,7 @@ _PART_OF = re.compile(r"(?<![a-z])(?:split|broken(?: down| up)?|breakdown|decomp
 # stations'): not this incident's network
 _OTHER_DOMAIN = re.compile(r"(?<![a-z])(?:water|power|electric(?:al)?|gas|road|rail(?:way)?|irrigation|sewer|"
                            r"mobile|cellular|wireless|radio|satellite|cable|"
-                           r"telephone|social|neural|ring|pipe|river|drainage|canal|postal|transport|tram|metro|"
+                           r"telephone|social|neural|ring|pipe|river|drainage|canal|postal|transport|tram|metro|subsea|telecom|"
                            r"subway|bus|train|ferry|shipping|delivery|store|phone)\s$")
 _LIKE_ANALOGY = re.compile(r"(?<![a-z])(?:(?:like|as if|as when|just as) [a-z]+ing(?![a-z])|"
                            r"like (?:in|with|at|on) (?:a|an|the|our|my|your) )[^.;:]*$")  # 'like in our payroll ...'

@@ -198,6 +198,8 @@ _GUESSED = re.compile(r"(?<![a-z])(?:i'd|i would|we'd|we would)\s(?:\w+\s)?(?:gu
                       r"(?![a-z])[^.;]*")
 _DECISION_LABEL = re.compile(r"^\s*(?:release decision|release|decision)\s*:")
 _DECIDED = re.compile(r"^\s*(?:release decision|decision)\s*:")  # what is decided, not a release's plan
+_TEAM_LABEL = re.compile(r"^\W*(?:the )?[a-z][a-z -]{0,30} (?:team|on-?call)\s?:\s")  # 'Compiler team: ...' its to-do
+_HOLDS = re.compile(r"\W*(?:(?:we|i)(?:'ll| will| would|'d)? )?(?:keep|hold|stay|leave|remain)(?![a-z])")
 _IF_WORD = re.compile(r"(?<![a-z])(?:if|when|whenever|unless|once|until|till|as soon as|after|before)(?![a-z])")
 
 
@@ -307,7 +309,12 @@ def fix_sentence(s: str, n: str, drill: Drill, words: frozenset[str], asked: boo
     """Does this one sentence propose a bounded fix on the drill's fix vocabulary (the rule, sentence by sentence)?
     ``asked``: it answers the answer's own question heading ('What's the fix?'), which labels it as a 'Fix:' would."""
     if ROLLBACK_LABEL.match(n) or OTHER_LABEL.match(n):
-        return _decision_fix(n, drill)  # a rollback line never is a fix; a decision may be
+        # a rollback line never is a fix; a decision may be, and a release line's first clause before its way back
+        # ('Release: we put a guard so ... stop speculating; if TPOT ...'), unless it keeps what runs ('keep the pool')
+        head = _DECISION_LABEL.sub(" ", n) if _DECISION_LABEL.match(n) else ""
+        head = head[:m.start()] if (m := _CLAUSE_BREAK.search(head)) else ""
+        return _decision_fix(n, drill) or bool(head) and not _IF_WORD.search(head) and not _HOLDS.match(head) and \
+            fix_sentence(s, head + " ", drill, words)
     if sweep(n, drill) or canaried(n, drill) or tied_way_back(n) and _first_clause_reverts(n, drill):
         return True  # (the change undone in a clause of its own before the way back: 'go back to WFQ, and keep ...')
     proof = PROOF.search(_without_gates(n))
@@ -334,7 +341,7 @@ def fix_sentence(s: str, n: str, drill: Drill, words: frozenset[str], asked: boo
     if content_words(body) < 2 or unbounded(body, drill):
         return False
     terms = drill.rubric.fix_terms + drill.rubric.fix_plain
-    if (asked or FIX_LABEL.match(n)) and (has(n, terms) or _names(n, words)):  # a config key may name it
+    if (asked or FIX_LABEL.match(n) or _TEAM_LABEL.match(n)) and (has(n, terms) or _names(n, words)):  # (or a key)
         return True  # "fix: max_delay back to 2 ms", "fix: least-loaded dispatch"
     if _CALLED_THE_FIX.search(n) and has(n, terms):
         return True  # 'another replica, that's the real fix': the answer names its fix as the fix

@@ -173,6 +173,9 @@ GATE = re.compile(r"(?<![a-z_])(?:(?<!gpu )(?<!gpus )(?<!rank )(?<!ranks )(?<!co
                   + _RELEASE + r"(?: [\w-]+){0,3}? only|only " + _RELEASE + r"|" + _RELEASE +
                   r" nothing|no[- ]go|go/no-go|not before|"
                   r"gated on|gate it on|"
+                  # a plan that waits for its validation ('the capacity plan must wait until a load test ... agrees')
+                  r"(?<![a-z])(?:plan|release|rollout|launch|change|priority|flag|setting|feature) (?:must |should |"
+                  r"will |has to )?wait(?:s)? (?=until|till)|"
                   r"stay(?:s|ing)? (?:held|off|gated|dark|at|live|up|serving|on|unreleased|out|drained|disabled|"
                   r"cordoned)|"
                   r"(?<![a-z])off (?:for|during|in) (?:\w+ ){0,3}?(?=until|till|unless)|"

@@ -275,7 +275,10 @@ def _owner_in(s: str, n: str) -> bool:
 # deferral to someone unknown ('talk to whoever owns the pool', 'whoever owns the batcher can pick the value')
 _WHOEVER_OWNS = re.compile(r"(?<![a-z])whoever (?:owns|is (?:responsible|accountable) for|runs|maintains)"
                            r"(?: [\w'-]+){1,4}? (?:in|on|over in|at|from|within) (?:the )?(?:" + ORG +
-                           r"|(?:compiler|runtime|scheduler|platform|serving|inference)(?: side| team| org)?)(?![a-z])")
+                           r"|(?:compiler|runtime|scheduler|platform|serving|inference)(?: side| team| org)?)(?![a-z])|"
+                           # ... or given the fix to do ('whoever runs the dispatcher should switch us to ...')
+                           r"(?:^|(?<=[.;:]\s))\W*whoever (?:owns|runs|maintains|is on[- ]?call for)(?: [\w'-]+){1,4}? "
+                           r"(?:should|must|needs? to|has to|will) (?!(?:decide|know|say|pick|choose|look|check|do)\b)")
 
 
 _ASSIGNS = re.compile(r"(?<![a-z])(?:owns|owned|owning|own (?:it|this|that|the|both|getting)|owner\s?:|owner of|"
