@@ -137,6 +137,10 @@ def supposed(text: str) -> list[tuple[int, int]]:
 
 
 _WORD_REST = re.compile(r"[a-z]*")
+# a hypothesis marked off in a list of them ('1. Network or host side is slow - rejected.', '2) KV pressure or
+# preemption hurting docs. Rejected - ...')
+_REJECTED_AFTER = re.compile(r"^[^.;\n]{0,40}?(?:\.\s+|\s?[-\u2013\u2014:]\s*|,\s*)(?:rejected|discarded|dismissed)"
+                             r"(?![a-z])")
 
 
 def asserted(text: str, term: str) -> bool:
@@ -161,13 +165,14 @@ def asserted(text: str, term: str) -> bool:
                 _OTHER_DOMAIN.search(before) or _TEAM_AFTER.match(text, m.end()) or _DEVICE_AFTER.match(text, m.end()):
             continue  # a part of a breakdown ('split in shape, noise and contention'), a count, an analogy's thing
         if not (NEG.search(before[-40:]) or _DISMISS_BEFORE.search(before) or _DISMISS_AFTER.search(after)
+                or _REJECTED_AFTER.match(after)
                 or _NONE_COUNTED.search(before) or _NIL_AFTER.match(after)):
             return True
     return False
 
 
 # a term named as one part of a breakdown ('the error split in shape, noise and contention', 'split shape/noise/...')
-_PART_OF = re.compile(r"(?<![a-z])(?:split|broken(?: down| up)?|breakdown|decompos\w*|attributed|attribution)"
+_PART_OF = re.compile(r"(?<![a-z])(?:split|broken(?: down| up)?|breakdown|decompos\w*|attribut\w*)"
                       r"(?: (?:in|into|by|between|across))?(?:[ ,/(]+[\w-]+){0,8}[ ,/(]+$|"
                       # ... its parts named one by one ('split the error into the part from noise')
                       r"(?<![a-z])(?:split|broken|breakdown|decompos\w*|attribut\w*)[^.;]{0,100}(?<![a-z])(?:part|share|"

@@ -99,11 +99,11 @@ WAY_BACK = re.compile(r"(?<![a-z])(?:roll(?:s|ed|ing)?[ -]?back" + _NAMED_ONLY +
                       r"(?:restored|reinstated|redeployed|put back|brought back|re-?enabled))"
                       r"(?![a-z])")
 _CMP = (r"(?:>=?|<=?|≥|≤|==|above|over|below|under|past|beyond|outside|higher than|lower than|more than|less than|"
-        r"greater than|exceeds?|slower than|worse than)")
+        r"greater than|exceeds?|slower than|worse than|(?:not|no) better than)")
 _OBJECT = (r"(?:regress\w*|breach\w*|exceed\w*|spike\w*|degrad\w*|violat\w*|slos?|slas?|p\d{2}(?:\.\d)?|latency|"
            r"canary|errors?|error rate|alert\w*|threshold|baseline|hit rate|budget|guardrail|reloads?|evictions?|"
            r"compiles?|recompiles?|starv\w*|utili[sz]ation|throughput|accuracy|tail|slowest|percentile|"
-           r"bandwidth|busbw|acceptance|tpot|ttft|itl|preemptions?|"
+           r"bandwidth|busbw|acceptance|tpot|ttft|itl|preemptions?|time per (?:output )?token|"
            # a target broken or missed ('whenever document response times break their target')
            r"(?:break|breaks|broke|miss|misses|missed) (?:\w+ ){0,2}?(?:targets?|objectives?|limits?)|"
            r"" + _CMP + r" (?:\w+ ){0,3}?(?:\d|the (?:old|previous|baseline|slo|target|current|existing)|slo|target|"
@@ -112,7 +112,8 @@ _OBJECT = (r"(?:regress\w*|breach\w*|exceed\w*|spike\w*|degrad\w*|violat\w*|slos
 # ``brief/LABELING.md``, 'roll back if people complain' is no rollback)
 _COMPLAINT = r"(?! (?:[\w-]+ ){0,2}?complain)"
 CONDITION = re.compile(r"(?<![a-z])(?:(?:(?:if(?! (?:i|we) (?:remember|recall)| i'm not mistaken| memory serves)"
-                       + _COMPLAINT + r"|when" + _COMPLAINT + r"|whenever|unless|once|upon|in case|the moment|"
+                       + _COMPLAINT + r"|when" + _COMPLAINT + r"|whenever|any ?time|unless|once|upon|in case|"
+                       r"the moment|"
                        r"as soon as|until|till|til|in the event|"
                        # formal English puts the verb first: 'reverted should the canary p99 exceed 13 ms'
                        r"(?:should|were)(?= (?:the|a|an|any|it|its|our|p\d{2}|latency|tail|ttft|tpot|itl|acceptance|"
@@ -189,6 +190,7 @@ GATE = re.compile(r"(?<![a-z_])(?:(?<!gpu )(?<!gpus )(?<!rank )(?<!ranks )(?<!co
                   r"(?:keep|leave)\w* [^.\n]{0,40}(?:off|serving|pinned|on the old|on the previous|out of production|"
                   r"out of (?:the |rotation)|drained|cordoned|"
                   r"carrying|taking|handling|(?:traffic|production|everything|users|load|requests) on|"
+                  r"(?:the )?traffic(?= till| until)|"
                   r"out of (?:general |wide |full )?(?:release|availability|ga|launch)))"
                   r"[^.\n]{0,160}?(?<![a-z])(?:until|untill|till|til|unless|only if|only after|only when|once|after|"
                   r"before|"

@@ -11,6 +11,10 @@
 * ``truisms``: what is true of every incident and says nothing of this one ('Batching trades throughput for latency.
   ... Configuration changes should be owned by the team that operates the component'): no figure, no past tense, no
   speaker, and practice prescribed in general, twice or more;
+* ``element_recital``: each element described by what the rubric asks of it ('The mechanism is the first-principles
+  causal chain ... The owner is a named, accountable team.'), three sentences or more, none of them saying it;
+* ``hypothetical``: every claim kept a supposition ('If the cause were ..., a comparison might show ...; Were an owner
+  needed, it would presumably be ...'): no figure, and three sentences in four or more conditional or hedged;
 * ``contents``: a table of contents of a document kept elsewhere ('section 2 Mechanism, section 3 Artifact, section 4
   Fix ... all covered there'): three elements or more named as its numbered parts, none of them said;
 * ``another_setup``: the reference reworded with the incident's facts changed ('900 req/s across eight cores ... four
@@ -98,6 +102,30 @@ def truisms(text: str) -> bool:
     low = text.lower()
     return not re.search(r"\d", low) and not _SPEAKER.search(low) and not _PAST.search(low) and \
         len(_PRESCRIBED.findall(low)) >= 2
+
+
+_ELEMENT_DESCRIBED = re.compile(r"^\W*(?:the|my|our) (?:workload|mechanism|root cause|cause|artifact|artefact|proof|"
+                                r"evidence|fix|owner|rollback|release decision)s? (?:is|are|has been|have been) "
+                                r"(?:\w+[ ,]+){0,4}?(?:identified|named|bounded|specific|conditional|reproducible|"
+                                r"accountable|precise\w*|clear\w*|tied|first-principles|concrete|explicit|defined|"
+                                r"stated)(?![a-z])")
+
+
+def element_recital(norms: list[str]) -> bool:
+    """Do three sentences or more describe an element by the rubric's own adjectives ('The fix is bounded and
+    specific to the mechanism.')?"""
+    return sum(bool(_ELEMENT_DESCRIBED.search(n)) for n in norms) >= 3
+
+
+_SUPPOSITION = re.compile(r"^\W*(?:if|were|should|whether|provided|assuming|suppose|supposing|in case)(?![a-z])|"
+                          r"(?<![a-z])(?:could|might|presumably|conceivably|perhaps|possibly)(?![a-z])")
+
+
+def hypothetical(text: str, norms: list[str]) -> bool:
+    """Is every claim a supposition: no figure, three sentences or more, three in four of them conditional or
+    hedged? (On every writer, 2026-12-08, no answer labelled above weak is so.)"""
+    return not re.search(r"\d", text) and len(norms) >= 3 and \
+        sum(bool(_SUPPOSITION.search(n)) for n in norms) >= 0.75 * len(norms)
 
 
 # an element named as a numbered part of a document ('section 3 Artifact', '§4 fix', 'part 5: owner')

@@ -64,7 +64,11 @@ OWNER_CUE = re.compile(r"'s (?:call|job|decision|for(?= )|on(?= (?:the|our|my) )
 OWNER_THAT = re.compile(r"(?<![a-z])(?:team|group|people|folks|engineers|crew|squad|org)s? (?:that|who) "
                         r"(?:runs?|owns?|operates?|maintains?|manages?|built|builds?|wrote|looks? after|"
                         r"trains?|trained|ships?|serves?|develops?|developed|designs?|designed|"
-                        r"is responsible for|are responsible for) (?:the |our |this )?[a-z]")
+                        r"is responsible for|are responsible for) "
+                        # not a thing left unnamed ('the team that owns that component', '... the relevant code')
+                        r"(?!(?:that|the|this|whichever|whatever|each) (?:component|part|piece|thing|area|system|"
+                        r"service)s?(?![a-z])|(?:the |that )?(?:relevant|affected|responsible|offending|changed) )"
+                        r"(?:the |our |this )?[a-z]")
 # "serving runtime owns the batcher": a subject that owns something (checked: not a core, a bucket or a pronoun)
 OWNS = re.compile(r"([a-z][a-z-]+(?: [a-z][a-z-]+){0,2}) owns? (?!(?:the |its |their )?(?:p\d|tail|slowest|latency|"
                   r"mean|median|percentile|queue|core|bucket)|up\b)(?:the |this|it|that|[a-z])")
