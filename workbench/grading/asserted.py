@@ -90,7 +90,12 @@ _FIRST_GUESS = re.compile(r"(?<![a-z])(?:(?:at first|first|initially|originally)
                           # a straw man set up to be knocked down ('the tempting story is ...', 'people will shout X')
                           r"the (?:tempting|obvious|easy|popular|usual|natural) (?:story|explanation|answer|guess|"
                           r"suspect|culprit)|(?:people|some|others|everyone|folks) (?:will|would|might) (?:shout|say|"
-                          r"blame|suspect|claim|cry))"
+                          r"blame|suspect|claim|cry)|"
+                          # a detour owned up to ('I went down a rabbit hole thinking thermal', 'went back and forth on
+                          # fragmentation for a while'), or possibilities weighed ('two possibilities I considered')
+                          r"(?:went|gone|go) down a rabbit hole|went back and forth on|for a while (?:i )?(?:thought|"
+                          r"suspected|considered)|(?:possibilities|hypotheses|options|candidates) (?:i|we) "
+                          r"(?:considered|weighed))"
                           r"(?![a-z])")
 # a term inside an analogy the answer then maps onto this case: 'a hash join spills to disk ... aggressive fusion is
 # the same shape of problem'
@@ -102,7 +107,8 @@ _ANALOGY_AFTER = re.compile(r"^[^;]{0,200}?(?<![a-z])(?:(?:is|'s) (?:the )?same 
 _TURN = re.compile(r"(?<![a-z])(?:but|actually|however|turns out|turned out|instead|that said|on reflection|"
                    r"looking closer|burned by (?:that|this|it)|(?:want|have|need) to be careful|been wrong|"
                    r"take (?:that|it) back|scratch that|hang on|hold on|i (?:don'?t|do not) think|"
-                   r"(?:evidence|numbers|data) (?:doesn'?t|does not|don'?t|do not) (?:support|fit|back))(?![a-z])")
+                   r"(?:evidence|numbers|data) (?:doesn'?t|does not|don'?t|do not) (?:support|fit|back)|"
+                   r"(?:i'?m|i am|we'?re|we are) going with)(?![a-z])")
 
 
 _SENTENCE_END = re.compile(r"[.!?;]\s")
@@ -161,7 +167,8 @@ def asserted(text: str, term: str) -> bool:
             continue  # in scare quotes ("chasing 'noise'"): named to be doubted, not put forward
         if _LIKE_ANALOGY.search(text, max(0, m.start() - 160), m.start()):
             continue  # a simile's thing ('like certifying an upgrade on the test track, then finding the real network')
-        if _PART_OF.search(before) or (m.group().startswith("more") and _OR_MORE.search(before)) or \
+        if _PART_OF.search(text, max(0, m.start() - 120), m.start()) or (m.group().startswith("more") and
+                                                                          _OR_MORE.search(before)) or \
                 _OTHER_DOMAIN.search(before) or _TEAM_AFTER.match(text, m.end()) or _DEVICE_AFTER.match(text, m.end()):
             continue  # a part of a breakdown ('split in shape, noise and contention'), a count, an analogy's thing
         if not (NEG.search(before[-40:]) or _DISMISS_BEFORE.search(before) or _DISMISS_AFTER.search(after)
@@ -172,8 +179,8 @@ def asserted(text: str, term: str) -> bool:
 
 
 # a term named as one part of a breakdown ('the error split in shape, noise and contention', 'split shape/noise/...')
-_PART_OF = re.compile(r"(?<![a-z])(?:split|broken(?: down| up)?|breakdown|decompos\w*|attribut\w*)"
-                      r"(?: (?:in|into|by|between|across))?(?:[ ,/(]+[\w-]+){0,8}[ ,/(]+$|"
+_PART_OF = re.compile(r"(?<![a-z])(?:split|broken(?: down| up)?|breakdown|decompos\w*|attribut\w*|divided|separated)"
+                      r"(?: (?:in|into|by|between|across))?(?:[ ,/(]+[\w-]+){0,12}[ ,/(]+$|"
                       # ... its parts named one by one ('split the error into the part from noise')
                       r"(?<![a-z])(?:split|broken|breakdown|decompos\w*|attribut\w*)[^.;]{0,100}(?<![a-z])(?:part|share|"
                       r"portion|component|term|bit) (?:from|due to|of|for|caused by) $|"

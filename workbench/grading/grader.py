@@ -165,7 +165,8 @@ def grade(drill: Drill, answer: str) -> Grade:
                                     or gaming.haiku(answer) or gaming.query(segs)
                                     or mimicry.commit_log(segs, norms) or mimicry.self_interview(answer)
                                     or mimicry.tool_log(answer) or mimicry.truisms(answer)
-                                    or mimicry.element_recital(norms) or mimicry.hypothetical(answer, norms)
+                                    or mimicry.element_recital(answer) or mimicry.hypothetical(answer, norms)
+                                    or mimicry.conditional_menu(answer)
                                     or mimicry.another_setup(answer, _facts(drill))
                                     or mimicry.reworded_reference(answer, _facts(drill),
                                                                   _reference_stems(drill.strong_answer)))

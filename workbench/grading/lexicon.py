@@ -117,7 +117,8 @@ CONDITION = re.compile(r"(?<![a-z])(?:(?:(?:if(?! (?:i|we) (?:remember|recall)| 
                        r"as soon as|until|till|til|in the event|"
                        # formal English puts the verb first: 'reverted should the canary p99 exceed 13 ms'
                        r"(?:should|were)(?= (?:the|a|an|any|it|its|our|p\d{2}|latency|tail|ttft|tpot|itl|acceptance|"
-                       r"goodput|throughput|errors?) )|"
+                       r"goodput|throughput|errors?|documents?|docs|requests?|users?|tenants?|traffic|bandwidth|"
+                       r"busbw) )|"
                        # 'Should canary p99 exceed 2 ms, ...' opens its sentence, not 'the owner should canary it'
                        r"(?<![a-z] )should(?= canary )|"
                        r"(?:at|on) (?:any|each|every) (?:step|stage|point) (?:where|at which))"

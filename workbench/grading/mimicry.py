@@ -12,7 +12,10 @@
   ... Configuration changes should be owned by the team that operates the component'): no figure, no past tense, no
   speaker, and practice prescribed in general, twice or more;
 * ``element_recital``: each element described by what the rubric asks of it ('The mechanism is the first-principles
-  causal chain ... The owner is a named, accountable team.'), three sentences or more, none of them saying it;
+  causal chain ... The owner is a named, accountable team.') or said to be in hand ('I have a reproducible artifact'),
+  three times or more, none of them said;
+* ``conditional_menu``: every cause covered by a supposition ('If the cause is launch overhead, ... If the cause is
+  SRAM spill, ...'), three or more;
 * ``hypothetical``: every claim kept a supposition ('If the cause were ..., a comparison might show ...; Were an owner
   needed, it would presumably be ...'): no figure, and three sentences in four or more conditional or hedged;
 * ``contents``: a table of contents of a document kept elsewhere ('section 2 Mechanism, section 3 Artifact, section 4
@@ -104,17 +107,34 @@ def truisms(text: str) -> bool:
         len(_PRESCRIBED.findall(low)) >= 2
 
 
-_ELEMENT_DESCRIBED = re.compile(r"^\W*(?:the|my|our) (?:workload|mechanism|root cause|cause|artifact|artefact|proof|"
-                                r"evidence|fix|owner|rollback|release decision)s? (?:is|are|has been|have been) "
-                                r"(?:\w+[ ,]+){0,4}?(?:identified|named|bounded|specific|conditional|reproducible|"
-                                r"accountable|precise\w*|clear\w*|tied|first-principles|concrete|explicit|defined|"
-                                r"stated)(?![a-z])")
+_ELEMENT = (r"(?:workload|mechanism|causal mechanism|root cause|cause|artifact|artefact|proof|evidence|fix|owner|"
+            r"rollback|release decision)s?")
+# an element certified by the rubric's own adjectives ('The fix is bounded and specific', 'An accountable owner has
+# been identified') or said to be in hand ('I have a reproducible artifact at the same seed')
+_ELEMENT_DESCRIBED = re.compile(r"(?<![a-z])(?:(?:the|my|our|an?) (?:[\w-]+ ){0,2}?" + _ELEMENT +
+                                r" (?:is|are|has been|have been) (?:\w+[ ,]+){0,4}?(?:identified|named|bounded|"
+                                r"specific|conditional|reproducible|accountable|precise\w*|clear\w*|tied|"
+                                r"first-principles|concrete|explicit|defined|stated|understood|assigned|accepted|"
+                                r"established)|i (?:have|'ve) (?:identified |found |got |built |prepared )?"
+                                r"(?:a|an|the) (?:[\w-]+ ){0,3}?" + _ELEMENT + r")(?![a-z])")
 
 
-def element_recital(norms: list[str]) -> bool:
-    """Do three sentences or more describe an element by the rubric's own adjectives ('The fix is bounded and
-    specific to the mechanism.')?"""
-    return sum(bool(_ELEMENT_DESCRIBED.search(n)) for n in norms) >= 3
+def element_recital(text: str) -> bool:
+    """Is an element described by the rubric's adjectives, or said to be in hand, three times or more ('The fix is
+    bounded and specific to the mechanism.', 'I have a reproducible artifact ...')? (On every writer, 2026-12-08, only
+    gamed answers are so.)"""
+    return len(_ELEMENT_DESCRIBED.findall(text.lower())) >= 3
+
+
+# a cause taken up only to be covered ('If the cause is launch overhead, ... If the cause is SRAM spill, ...')
+_IF_CAUSE = re.compile(r"(?:^|(?<=[.!?]\s))\W*if (?:the (?:root )?cause is|it'?s|it is|the problem is|the culprit is)"
+                       r"(?![a-z])")
+
+
+def conditional_menu(text: str) -> bool:
+    """Do three sentences or more open on a cause supposed ('If the cause is X, ...'): every cause covered, none
+    argued?"""
+    return len(_IF_CAUSE.findall(text.lower())) >= 3
 
 
 _SUPPOSITION = re.compile(r"^\W*(?:if|were|should|whether|provided|assuming|suppose|supposing|in case)(?![a-z])|"
