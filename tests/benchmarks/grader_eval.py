@@ -26,9 +26,9 @@ TUNED_ON = ("legacy", "A", "B", "C", "D", "E", "F", "G", "H", "J", "K", "L", "M"
             "AV", "AW", "AX", "AY", "AZ", "BA", "BB", "BC", "BD", "BE", "BF", "BG", "BH", "BI", "BJ", "BK",
             "BL", "BM", "BN", "BO", "BP", "BQ", "BR", "BS", "BT", "BU", "BV",
             "BW", "BX", "BY", "BZ", "CA", "CB", "CC", "CD", "CE", "CF", "CG", "CH", "CI", "CJ", "CK", "CL", "CM",
-            "CN", "CO", "CP", "CQ", "CR", "CS", "CT", "CU", "CV", "CW", "CX", "CY", "CZ", "DA")
-FINAL = "DC"  # held out: never read, never scored; round 33 scores it with DB
-NEXT = ("DB",)  # stored for later final scores: out of every table, --final too
+            "CN", "CO", "CP", "CQ", "CR", "CS", "CT", "CU", "CV", "CW", "CX", "CY", "CZ", "DA", "DB", "DC")
+FINAL = "DE"  # held out: never read, never scored; round 34 scores it with DD
+NEXT = ("DD",)  # stored for later final scores: out of every table, --final too
 
 
 def main(argv: list[str]) -> None:
