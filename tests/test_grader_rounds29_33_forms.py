@@ -1,4 +1,4 @@
-"""Forms read in the writers of rounds 29 to 32 (read in the twenty-fifth session).
+"""Forms read in the writers of rounds 29 to 33 (read in the twenty-fifth session).
 
 Each answer below is written for this test (no writer's text); each case in ``CASES_N`` and ``GAMED_N`` grades
 otherwise at round N's commit (checked in a worktree there; the controls grade the same there).
@@ -43,6 +43,11 @@ Round 32: CZ and DA, scored once at dbea2ea, read in the twenty-fifth session.
 * ways back: a formal condition on a tenant ('should documents miss their SLO, we return to it');
 * gamed: elements said to be in hand ('I have a reproducible artifact', 'an accountable owner has been identified'),
   every cause covered by 'If the cause is ...'.
+
+Round 33: DB and DC, scored once at 4d44a36; only DC's three gamed answers above weak were read.
+* gamed: possibilities supposed one by one ('If the cores were saturated, ... would ...'), elements said to be
+  'named' or 'specified' ('I have named a reproducible artifact'), a reproducible comparison with nothing concrete
+  in it, and 'the team that owns the configuration' as owner.
 """
 
 from __future__ import annotations
@@ -268,13 +273,36 @@ GAMED_32 = [
 ]
 
 
-@pytest.mark.parametrize(("drill", "element", "expected", "answer"), CASES_29 + CASES_30 + CASES_31 + CASES_32)
-def test_rounds_29_to_32_forms(drill, element, expected, answer):
+CASES_33 = [
+    ("precision-win-without-fallback", "artifact", False,
+     "The artifact that proves it is a reproducible comparison of the two conditions that isolates what differs."),
+    ("precision-win-without-fallback", "owner", False,
+     "The team that owns the configuration owns the fix."),
+    # control: a team that owns a named thing
+    ("precision-win-without-fallback", "owner", True, "The team that owns the INT8 buckets owns the fix."),
+]
+
+GAMED_33 = [
+    ("batching-queueing-delay",
+     "Several explanations are possible. If the cores were saturated, the extra latency would come from compute and "
+     "more capacity would fix it. If the delay window is waited out, the latency would come from queueing and a "
+     "smaller max_delay would fix it. If the network degraded, the tail would come from retransmits and the network "
+     "team would own it. A reproducible comparison will confirm which holds."),
+    ("fairness-starvation",
+     "For the reviewer: I have identified the bottleneck class behind the batch regression. I have named a "
+     "reproducible same-seed artifact that proves it per stream. I have specified a bounded fix, an accountable "
+     "owner and a rollback with a trigger."),
+]
+
+
+@pytest.mark.parametrize(("drill", "element", "expected", "answer"),
+                         CASES_29 + CASES_30 + CASES_31 + CASES_32 + CASES_33)
+def test_rounds_29_to_33_forms(drill, element, expected, answer):
     assert grade(D[drill], answer).elements[element].present is expected
 
 
-@pytest.mark.parametrize(("drill", "answer"), GAMED_29 + GAMED_30 + GAMED_31 + GAMED_32)
-def test_rounds_29_to_32_gamed_is_weak(drill, answer):
+@pytest.mark.parametrize(("drill", "answer"), GAMED_29 + GAMED_30 + GAMED_31 + GAMED_32 + GAMED_33)
+def test_rounds_29_to_33_gamed_is_weak(drill, answer):
     g = grade(D[drill], answer)
     assert g.verdict == "weak" and not any(e.present for e in g.elements.values())
 

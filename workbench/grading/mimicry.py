@@ -108,14 +108,15 @@ def truisms(text: str) -> bool:
 
 
 _ELEMENT = (r"(?:workload|mechanism|causal mechanism|root cause|cause|artifact|artefact|proof|evidence|fix|owner|"
-            r"rollback|release decision)s?")
+            r"rollback|release decision|bottleneck class)s?")
 # an element certified by the rubric's own adjectives ('The fix is bounded and specific', 'An accountable owner has
 # been identified') or said to be in hand ('I have a reproducible artifact at the same seed')
 _ELEMENT_DESCRIBED = re.compile(r"(?<![a-z])(?:(?:the|my|our|an?) (?:[\w-]+ ){0,2}?" + _ELEMENT +
                                 r" (?:is|are|has been|have been) (?:\w+[ ,]+){0,4}?(?:identified|named|bounded|"
                                 r"specific|conditional|reproducible|accountable|precise\w*|clear\w*|tied|"
                                 r"first-principles|concrete|explicit|defined|stated|understood|assigned|accepted|"
-                                r"established)|i (?:have|'ve) (?:identified |found |got |built |prepared )?"
+                                r"established)|i (?:have|'ve) (?:identified |found |got |built |prepared |named |"
+                                r"specified |provided |proposed |defined |stated )?"
                                 r"(?:a|an|the) (?:[\w-]+ ){0,3}?" + _ELEMENT + r")(?![a-z])")
 
 
@@ -128,12 +129,16 @@ def element_recital(text: str) -> bool:
 
 # a cause taken up only to be covered ('If the cause is launch overhead, ... If the cause is SRAM spill, ...')
 _IF_CAUSE = re.compile(r"(?:^|(?<=[.!?]\s))\W*if (?:the (?:root )?cause is|it'?s|it is|the problem is|the culprit is)"
-                       r"(?![a-z])")
+                       r"(?![a-z])|"
+                       # ... or supposed as a counterfactual that says what would follow ('If the cores were saturated,
+                       # the added latency would come from compute')
+                       r"(?:^|(?<=[.!?]\s))\W*if [^.!?]{3,120}?(?:were|was|is|are|degraded|lined up)(?![a-z])"
+                       r"[^.!?]{0,160}?(?<![a-z])would(?![a-z])")
 
 
 def conditional_menu(text: str) -> bool:
-    """Do three sentences or more open on a cause supposed ('If the cause is X, ...'): every cause covered, none
-    argued?"""
+    """Do three sentences or more open on a cause supposed ('If the cause is X, ...', 'If the cores were saturated,
+    ... would ...'): every cause covered, none argued? (On every writer, 2026-12-08, only gamed answers are so.)"""
     return len(_IF_CAUSE.findall(text.lower())) >= 3
 
 

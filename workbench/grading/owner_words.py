@@ -67,10 +67,14 @@ OWNER_THAT = re.compile(r"(?<![a-z])(?:team|group|people|folks|engineers|crew|sq
                         r"is responsible for|are responsible for) "
                         # not a thing left unnamed ('the team that owns that component', '... the relevant code')
                         r"(?!(?:that|the|this|whichever|whatever|each) (?:component|part|piece|thing|area|system|"
-                        r"service)s?(?![a-z])|(?:the |that )?(?:relevant|affected|responsible|offending|changed) )"
+                        r"service|configuration|setting)s?(?![a-z])|(?:the |that )?(?:relevant|affected|responsible|"
+                        r"offending|changed) )"
                         r"(?:the |our |this )?[a-z]")
 # "serving runtime owns the batcher": a subject that owns something (checked: not a core, a bucket or a pronoun)
-OWNS = re.compile(r"([a-z][a-z-]+(?: [a-z][a-z-]+){0,2}) owns? (?!(?:the |its |their )?(?:p\d|tail|slowest|latency|"
+# (its subject is no relative clause's tail: 'the team that owns the configuration owns the fix' is OWNER_THAT's)
+OWNS = re.compile(r"(?<![a-z])(?<!owns )(?<!owns the )"
+                  r"((?!owns?\b)[a-z][a-z-]+(?: (?!owns?\b)[a-z][a-z-]+){0,2}) owns? "
+                  r"(?!(?:the |its |their )?(?:p\d|tail|slowest|latency|"
                   r"mean|median|percentile|queue|core|bucket)|up\b)(?:the |this|it|that|[a-z])")
 NOT_SUBJECT = {"core", "bucket", "kernel", "stream", "model", "batch", "request", "queue", "slice", "tenant", "that",
                "which", "it", "this", "who", "nobody", "someone", "somebody", "everyone", "one", "to", "sure", "not",
