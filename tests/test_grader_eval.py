@@ -91,6 +91,16 @@ def test_the_whole_corpus_stays_above_the_goals_floor():
     assert set(ev.traps_above_weak) <= LABEL_DISPUTES, sorted(set(ev.traps_above_weak) - LABEL_DISPUTES)
 
 
+def test_a_disputed_label_is_graded_as_the_convention_labels_it():
+    """Each answer in ``LABEL_DISPUTES`` is graded partial, as the corpus labels a fluent misdiagnosis with its own
+    proof, owner and way back: never strong, and still short of the mechanism."""
+    disputed = [a for a in load_corpus(LABELS) if a["id"] in LABEL_DISPUTES]
+    assert len(disputed) == len(LABEL_DISPUTES)
+    for a in disputed:
+        g = grade(_drills()[a["drill"]], a["text"])
+        assert g.verdict == "partial" and not g.elements["mechanism"].present, a["id"]
+
+
 def test_the_second_reading_covers_the_same_answers_with_its_brief_recorded():
     corpus = {a["id"]: a for a in load_corpus(LABELS)}
     token = {d for d, x in load_drills().items() if x.scenario.name.startswith("llm_")}

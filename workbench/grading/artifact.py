@@ -125,7 +125,7 @@ def _artifact_in(n: str, drill: Drill, stuffed: bool) -> bool:
             noun == "split" and _TOLD_SPLIT.search(n):
         return False  # 'agree the new per-core numbers', 'the prompt being split': no evidence asked for
     rest = phrase(noun).sub(" ", n, count=1)  # something concrete besides the noun itself
-    quals = [q for q in (*QUALIFIERS, *drill.rubric.artifact_terms) if noun not in q.lower() and q != "reproduc"]
+    quals = [q for q in (*QUALIFIERS, *drill.rubric.artifact_terms) if noun not in q.lower()]
     return has(rest, quals)
 
 

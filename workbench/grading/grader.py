@@ -44,7 +44,17 @@ from workbench.grading.detectors import Element
 from workbench.grading.drills import Drill, siblings
 from workbench.grading.fix import fix
 from workbench.grading.owner import owner
-from workbench.grading.text import bare_run, content_words, disclaimed, grams, norm, quote, recited, segments
+from workbench.grading.text import (
+    TEMPLATE_FIELD,
+    bare_run,
+    content_words,
+    disclaimed,
+    grams,
+    norm,
+    quote,
+    recited,
+    segments,
+)
 from workbench.grading.workload import workload
 
 ELEMENTS = ("workload", "mechanism", "artifact", "fix", "owner", "rollback")
@@ -262,7 +272,7 @@ def _answers_another(drill: Drill, segs: list[str], norms: list[str]) -> tuple[D
 @lru_cache(maxsize=64)
 def _reference_stems(reference: str) -> frozenset[str]:
     """The content stems of a drill's reference answer, its figures' fields left out."""
-    return tautology.content_stems(re.sub(r"\{[^{}\n]{1,80}\}", " ", reference))
+    return tautology.content_stems(TEMPLATE_FIELD.sub(" ", reference))
 
 
 def _facts(drill: Drill) -> dict[str, set[float]]:

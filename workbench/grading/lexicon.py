@@ -30,11 +30,13 @@ EVIDENCE_NOUNS = ("report", "breakdown", "trace", "replay", "histogram", "load t
                   "repro", "rerun", "re-run", "plot", "curve", "sweep", "dump", "capture", "timeline", "perfetto",
                   "vs", "versus", "side by side", "side-by-side", "diff", "evidence", "scenario", "run",
                   "comparing", "numbers", "counters", "split", "against healthy", "against known-good")
+# what makes evidence concrete beside its noun ("reproducible" alone does not: "a reproducible comparison of the two
+# conditions" names nothing to run)
 QUALIFIERS = ("per-bucket", "per bucket", "by bucket", "per-stream", "per stream", "by stream", "per-core",
               "per core", "by core", "per-kernel", "per kernel", "by kernel", "per-tenant", "per tenant",
               "per-model", "per model", "per-request", "same seed", "fixed seed", "seeded", "seed", "replay",
               "production shape", "production traffic", "production load", "prod shapes", "prod traffic",
-              "prod load", "at production", "same workload", "reproduc", "before/after", "before and after",
+              "prod load", "at production", "same workload", "before/after", "before and after",
               "misses by reason", "queue wait", "batch-size", "batch size histogram", "tail driver",
               "tail-latency driver", "closed-loop", "old and new", "old vs new", "old versus new", "both configs",
               "both configurations", "each core", "each bucket", "each stream", "same traffic", "same requests",

@@ -183,19 +183,22 @@ def facts(text: str) -> dict[str, set[float]]:
     return out
 
 
+def _changed(answer: str, drill_facts: dict[str, set[float]]) -> int:
+    """How many of the incident's quantities the answer states only at values the drill (its prompt and its
+    reference answer) never gives."""
+    return sum(1 for unit, values in facts(answer).items() if unit in drill_facts and not values & drill_facts[unit])
+
+
 def another_setup(answer: str, drill_facts: dict[str, set[float]]) -> bool:
-    """Does the answer state three of the incident's quantities or more, each only at values the drill (its prompt
-    and its reference answer) never gives?"""
-    stated = facts(answer)
-    return sum(1 for unit, values in stated.items() if unit in drill_facts and not values & drill_facts[unit]) >= 3
+    """Does the answer state three of the incident's quantities or more, each only at values the drill never gives?"""
+    return _changed(answer, drill_facts) >= 3
 
 
 def reworded_reference(answer: str, drill_facts: dict[str, set[float]], reference: frozenset[str]) -> bool:
     """Is the answer the reference (``reference``: its content stems) reworded with two of the incident's quantities
     or more changed? 75% or more of its content words are the reference's and it holds 60% or more of them; the
     closest genuine answers with two quantities of their own hold at most 59% and 71% (every writer, 2026-12-07)."""
-    stated = facts(answer)
-    if sum(1 for unit, values in stated.items() if unit in drill_facts and not values & drill_facts[unit]) < 2:
+    if _changed(answer, drill_facts) < 2:
         return False
     said = content_stems(answer.lower())
     shared = len(said & reference)

@@ -195,13 +195,16 @@ def bare_run(text: str) -> bool:
     return short >= 0.75 or (short >= 0.6 and not claim)
 
 
+TEMPLATE_FIELD = re.compile(r"\{[^{}\n]{1,80}\}")  # a reference template's figure ('{reg.ttft_ms.p99:.2f}')
+
+
 def grams(text: str, n: int = 5, figures: bool = True) -> set[tuple[str, ...]]:
     """Word n-grams. Without ``figures``, every figure is one word '0' and a template's placeholder
     ('{reg.ttft_ms.p99:.2f}') a figure: a reference pasted back with its numbers changed is still the reference."""
     if figures:
         words = re.findall(r"[a-z0-9]+", text.lower())
         return {tuple(words[i:i + n]) for i in range(len(words) - n + 1)}
-    text = re.sub(r"\{[^{}\n]{1,80}\}", " 0 ", text.lower())
+    text = TEMPLATE_FIELD.sub(" 0 ", text.lower())
     words = ["0" if w[0].isdigit() else w for w in re.findall(r"[a-z]+|\d+(?:[.,]\d+)*", text)]
     return {tuple(words[i:i + n]) for i in range(len(words) - n + 1)}
 
